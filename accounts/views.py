@@ -1,0 +1,81 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_ratelimit.decorators import ratelimit
+
+from course.models import GuideRead
+from labs.selectors import dashboard_context as labs_dashboard
+from quizzes.selectors import dashboard_context as quizzes_dashboard
+
+from .forms import ApiTokenForm, ProfileForm, SignUpForm
+from .models import ApiToken
+from .services import account_create, profile_for
+
+
+@require_http_methods(["GET", "POST"])
+@ratelimit(key="ip", rate="10/h", method="POST", block=True)
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = account_create(
+            username=form.cleaned_data["username"],
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password1"],
+            full_name=form.cleaned_data["full_name"],
+            language=get_language(),
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Welcome! Your account is ready."))
+        return redirect(request.GET.get("next") or "accounts:dashboard")
+    return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    context = {
+        "profile": profile_for(request.user),
+        "reads": GuideRead.objects.filter(user=request.user).select_related("guide").order_by("guide__order"),
+        "tokens": request.user.api_tokens.all(),
+        "token_form": ApiTokenForm(),
+        **quizzes_dashboard(request.user),
+        **labs_dashboard(request.user),
+    }
+    return render(request, "accounts/dashboard.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile_edit(request: HttpRequest) -> HttpResponse:
+    profile = profile_for(request.user)
+    form = ProfileForm(request.POST or None, initial={"full_name": profile.full_name})
+    if request.method == "POST" and form.is_valid():
+        profile.full_name = form.cleaned_data["full_name"].strip()
+        profile.save(update_fields=["full_name"])
+        messages.success(request, _("Your name was saved."))
+        return redirect("accounts:dashboard")
+    return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+@ratelimit(key="user", rate="20/h", block=True)
+def token_create(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Please give the token a name."))
+        return redirect("accounts:dashboard")
+    _token, raw = ApiToken.issue(user=request.user, name=form.cleaned_data["name"])
+    return render(request, "accounts/token_created.html", {"raw_token": raw})
+
+
+@login_required
+@require_POST
+def token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
+    get_object_or_404(ApiToken, pk=token_id, user=request.user).delete()
+    messages.success(request, _("The token was revoked."))
+    return redirect("accounts:dashboard")

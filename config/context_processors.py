@@ -1,0 +1,10 @@
+from django.conf import settings
+from django.http import HttpRequest
+
+
+def site(request: HttpRequest) -> dict:
+    return {
+        "SITE_URL": settings.SITE_URL,
+        "DONATE_URL": settings.DONATE_URL,
+        "LANGUAGE_NAMES_NATIVE": settings.LANGUAGE_NAMES_NATIVE,
+    }

@@ -1,0 +1,213 @@
+"""Settings. Everything an operator changes comes from the environment (see README, Configuration).
+
+Embedded defaults run the whole site on one machine: SQLite in STATE_DIR and a local Redis.
+"""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+from .env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+STATE_DIR = Path(env_str("STATE_DIR", str(BASE_DIR / "var")))
+STATE_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+HTTPS = env_bool("HTTPS", False)
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment; on a single machine, one generated once into STATE_DIR."""
+    key = env_str("SECRET_KEY")
+    if key:
+        if len(key) < 50:
+            raise ImproperlyConfigured("SECRET_KEY must be at least 50 characters long")
+        return key
+    path = STATE_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(64))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "accounts",
+    "course",
+    "quizzes",
+    "labs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "config.context_processors.site",
+            ],
+        },
+    },
+]
+
+# Database: DATABASE_URL (PostgreSQL in production), else SQLite in STATE_DIR tuned so the web
+# process and a worker can write at once (WAL, busy timeout, immediate transactions).
+_SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
+_database_url = env_str("DATABASE_URL", f"sqlite:///{STATE_DIR / 'db.sqlite3'}")
+try:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))}
+except Exception as exc:  # dj_database_url raises several types; all mean the same to an operator
+    raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = _SQLITE_OPTIONS
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # A file (not memory) so that a Celery worker process started by the tests sees the same data.
+    DATABASES["default"]["TEST"] = {"NAME": str(STATE_DIR / "test-db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")  # the run command starts this one
+if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://, got {REDIS_URL!r}")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("CACHE_URL", REDIS_URL),
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:dashboard"
+LOGOUT_REDIRECT_URL = "course:home"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("hi", _("Hindi")), ("fr", _("French"))]
+LANGUAGE_NAMES_NATIVE = {"en": "English", "hi": "हिन्दी", "fr": "Français"}
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "UTC"
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(STATE_DIR / "media")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+WHITENOISE_MANIFEST_STRICT = False
+
+# Email: console/file by default (mail lands in STATE_DIR/mail), SMTP when EMAIL_HOST is set.
+EMAIL_HOST = env_str("EMAIL_HOST")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+else:
+    EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+    EMAIL_FILE_PATH = STATE_DIR / "mail"
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Gradient Accumulation Course <course@localhost>")
+
+# Security. Behind HTTPS (HTTPS=true) cookies are secure and HSTS is sent.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SILENCED_SYSTEM_CHECKS = [] if HTTPS else ["security.W004", "security.W008", "security.W012", "security.W016"]
+
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_FAIL_OPEN = False
+RATELIMIT_VIEW = "config.views.rate_limited"
+RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
+
+# Celery: workers consume the `gpu` queue. The lab run row, not Celery, is the source of truth.
+CELERY_BROKER_URL = REDIS_URL
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "gpu"
+CELERY_TASK_ROUTES = {"labs.tasks.*": {"queue": "gpu"}}
+LAB_SOFT_TIME_LIMIT = env_int("LAB_SOFT_TIME_LIMIT", 600)
+LAB_HARD_TIME_LIMIT = env_int("LAB_HARD_TIME_LIMIT", 660)
+CELERY_TASK_SOFT_TIME_LIMIT = LAB_SOFT_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LAB_HARD_TIME_LIMIT + 300}
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
+
+# Course settings.
+CONTENT_DIR = Path(env_str("CONTENT_DIR", str(BASE_DIR / "content")))
+NARRATION_DIR = MEDIA_ROOT / "narration"
+DONATE_URL = env_str("DONATE_URL", "")  # where the "Support us" page sends donors
+QUIZ_PASS_MARK = env_float("QUIZ_PASS_MARK", 0.8)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
+CSRF_FAILURE_VIEW = "config.views.csrf_failure"

@@ -1,0 +1,33 @@
+from django.conf import settings
+from django.conf.urls.i18n import i18n_patterns
+from django.contrib import admin
+from django.urls import include, path
+from django.views.static import serve
+
+from course import views as course_views
+
+from . import views
+
+urlpatterns = [
+    path("", course_views.language_redirect, name="root"),
+    path("healthz", views.health, name="health"),
+    path("admin/", admin.site.urls),
+    path("", include("quizzes.api_urls")),
+    path("", include("labs.api_urls")),
+    # Narration audio generated at set-up; served by Django on one machine, by the proxy at scale.
+    path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}),
+]
+
+urlpatterns += i18n_patterns(
+    path("accounts/", include("accounts.urls")),
+    path("quizzes/", include("quizzes.urls")),
+    path("certificates/", include("quizzes.certificate_urls")),
+    path("labs/", include("labs.urls")),
+    path("", include("course.urls")),
+    prefix_default_language=True,
+)
+
+handler400 = "config.views.bad_request"
+handler403 = "config.views.permission_denied"
+handler404 = "config.views.page_not_found"
+handler500 = "config.views.server_error"

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class CourseConfig(AppConfig):
+    name = "course"
+    verbose_name = _("Course")

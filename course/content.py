@@ -1,0 +1,174 @@
+"""Reads guides from `content/guides/<slug>/<lang>.md` and checks their structure.
+
+Plain functions over files: the sync command and the content tests both use them.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+HEADING_RE = re.compile(r"^(#{2,3})\s+(.+?)\s*\{#([a-z0-9-]+)\}\s*$")
+FENCE_RE = re.compile(r"^(```|~~~)")
+REQUIRED_H2 = [
+    "overview",
+    "deep-dive",
+    "technical-overview",
+    "real-world-uses",
+    "future",
+    "putting-it-into-practice",
+    "faq",
+]
+REQUIRED_PRACTICE_H3 = ["why-it-matters", "keep-in-mind", "next-steps"]
+MIN_FAQ = 4
+FRONT_MATTER_KEYS = {"order", "title", "summary", "lab_preset", "lab_try", "related"}
+
+
+class ContentError(ValueError):
+    """A content file breaks the authoring rules (see content/AUTHORING.md)."""
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    id: str
+
+
+@dataclass
+class GuideSource:
+    slug: str
+    language: str
+    path: Path
+    meta: dict
+    body: str
+    headings: list[Heading] = field(default_factory=list)
+
+    @property
+    def source_hash(self) -> str:
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+    @property
+    def faq_count(self) -> int:
+        return sum(1 for h in self.headings if h.level == 3 and h.id.startswith("faq-"))
+
+
+def split_front_matter(text: str, path: Path) -> tuple[dict, str]:
+    if not text.startswith("---\n"):
+        raise ContentError(f"{path}: must start with YAML front matter between '---' lines")
+    end = text.find("\n---\n", 4)
+    if end == -1:
+        raise ContentError(f"{path}: front matter is not closed by a '---' line")
+    try:
+        meta = yaml.safe_load(text[4:end]) or {}
+    except yaml.YAMLError as exc:
+        raise ContentError(f"{path}: front matter is not valid YAML: {exc}") from None
+    if not isinstance(meta, dict):
+        raise ContentError(f"{path}: front matter must be a mapping")
+    return meta, text[end + 5 :]
+
+
+def parse_headings(body: str) -> list[Heading]:
+    """h2/h3 headings outside code fences; every one must carry an explicit {#id}."""
+    headings, in_fence = [], False
+    for line in body.splitlines():
+        if FENCE_RE.match(line.strip()):
+            in_fence = not in_fence
+            continue
+        if in_fence or not re.match(r"^#{2,3}\s", line):
+            continue
+        match = HEADING_RE.match(line)
+        if not match:
+            raise ContentError(f"heading without an explicit {{#id}}: {line!r}")
+        headings.append(Heading(len(match.group(1)), match.group(2), match.group(3)))
+    return headings
+
+
+def load_guide_file(path: Path) -> GuideSource:
+    meta, body = split_front_matter(path.read_text(encoding="utf-8"), path)
+    missing = FRONT_MATTER_KEYS - meta.keys()
+    if missing:
+        raise ContentError(f"{path}: front matter lacks {', '.join(sorted(missing))}")
+    try:
+        headings = parse_headings(body)
+    except ContentError as exc:
+        raise ContentError(f"{path}: {exc}") from None
+    return GuideSource(path.parent.name, path.stem, path, meta, body, headings)
+
+
+def check_anatomy(source: GuideSource) -> None:
+    h2 = [h.id for h in source.headings if h.level == 2]
+    if h2 != REQUIRED_H2:
+        raise ContentError(f"{source.path}: sections must be {REQUIRED_H2}, found {h2}")
+    ids = [h.id for h in source.headings]
+    if len(ids) != len(set(ids)):
+        raise ContentError(f"{source.path}: heading ids must be unique")
+    start = ids.index("putting-it-into-practice")
+    if ids[start + 1 : start + 4] != REQUIRED_PRACTICE_H3:
+        raise ContentError(f"{source.path}: 'putting-it-into-practice' needs {REQUIRED_PRACTICE_H3}")
+    if source.faq_count < MIN_FAQ:
+        raise ContentError(f"{source.path}: the FAQ needs at least {MIN_FAQ} questions ({{#faq-N}})")
+
+
+def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
+    """All languages of one guide, checked for anatomy and for parity between languages."""
+    if not SLUG_RE.match(folder.name):
+        raise ContentError(f"{folder}: guide folder names are lowercase words joined by hyphens")
+    sources = {}
+    for language in languages:
+        path = folder / f"{language}.md"
+        if not path.exists():
+            raise ContentError(f"{folder}: missing the '{language}' version ({path.name})")
+        sources[language] = load_guide_file(path)
+        check_anatomy(sources[language])
+    check_parity(sources)
+    return sources
+
+
+def check_parity(sources: dict[str, GuideSource]) -> None:
+    reference_lang, reference = next(iter(sources.items()))
+    expected = [h.id for h in reference.headings]
+    for language, source in sources.items():
+        found = [h.id for h in source.headings]
+        if found != expected:
+            raise ContentError(
+                f"{source.path}: sections differ from '{reference_lang}': expected {expected}, found {found}"
+            )
+        for key in ("order", "lab_preset", "related"):
+            if source.meta.get(key) != reference.meta.get(key):
+                raise ContentError(f"{source.path}: '{key}' differs from the '{reference_lang}' version")
+
+
+def guide_folders(content_dir: Path) -> list[Path]:
+    root = content_dir / "guides"
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.exists() else []
+
+
+def load_all_guides(content_dir: Path, languages: list[str]) -> dict[str, dict[str, GuideSource]]:
+    guides = {folder.name: load_guide(folder, languages) for folder in guide_folders(content_dir)}
+    for slug, sources in guides.items():
+        meta = next(iter(sources.values())).meta
+        unknown = [r for r in meta.get("related") or [] if r not in guides]
+        if unknown:
+            raise ContentError(f"guide '{slug}': related guides do not exist: {unknown}")
+    return guides
+
+
+RUNNABLE_FENCE_RE = re.compile(r"^```\s*\{\s*\.python\s+\.runnable\s*\}\s*$")
+
+
+def runnable_blocks(body: str) -> list[str]:
+    """The code of every ``` { .python .runnable } block, which the test suite executes."""
+    blocks, current = [], None
+    for line in body.splitlines():
+        if current is None and RUNNABLE_FENCE_RE.match(line.strip()):
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current))
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks

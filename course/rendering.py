@@ -1,0 +1,88 @@
+"""Markdown to safe HTML. Rendered once when content is synced, never per request."""
+
+import html
+import math
+import re
+from dataclasses import dataclass
+
+import markdown
+import nh3
+
+EXTENSIONS = ["toc", "tables", "footnotes", "fenced_code", "codehilite", "attr_list", "pymdownx.arithmatex"]
+EXTENSION_CONFIGS = {
+    "codehilite": {"guess_lang": False, "css_class": "codehilite"},
+    "pymdownx.arithmatex": {"generic": True},
+    "toc": {"permalink": False},
+}
+ALLOWED_TAGS = {
+    "a", "p", "br", "hr", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
+    "strong", "em", "b", "i", "code", "pre", "span", "div", "blockquote", "sup", "sub",
+    "table", "thead", "tbody", "tr", "th", "td", "caption", "abbr", "kbd",
+}
+ALLOWED_ATTRIBUTES = {
+    "*": {"id", "class", "title"},
+    "a": {"href"},
+    "th": {"style"},
+    "td": {"style"},
+    "ol": {"start"},
+}
+WORDS_PER_MINUTE = 200
+
+
+@dataclass(frozen=True)
+class RenderedGuide:
+    html: str
+    toc: list[dict]
+    plain_text: str
+    word_count: int
+    reading_minutes: int
+
+
+def sanitize(fragment: str) -> str:
+    """Only structural tags and harmless attributes survive: no script, style, handlers or js: URLs."""
+    return nh3.clean(
+        fragment,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        filter_style_properties={"text-align"},
+        link_rel="noopener noreferrer",
+    )
+
+
+def _toc_entries(tokens: list[dict]) -> list[dict]:
+    return [
+        {"id": t["id"], "title": html.unescape(t["name"]), "children": _toc_entries(t["children"])}
+        for t in tokens
+    ]
+
+
+def plain_text_of(rendered_html: str) -> str:
+    """Readable text for search and narration: code blocks and formulas are left out."""
+    without_code = re.sub(r"<div class=\"[^\"]*codehilite[^\"]*\">.*?</div>", " ", rendered_html, flags=re.S)
+    without_math = re.sub(r"<(div|span) class=\"arithmatex\">.*?</\1>", " ", without_code, flags=re.S)
+    without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_math, flags=re.S)
+    text = re.sub(r"</(p|h2|h3|li|tr|div)>", ".\n", without_notes)
+    text = html.unescape(nh3.clean(text, tags=set()))
+    text = re.sub(r"\.(\s*\.)+", ".", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated tokens holding a letter or digit (works for Devanagari, whose
+    vowel signs are not word characters to `\\w`)."""
+    return sum(1 for token in text.split() if any(ch.isalnum() for ch in token))
+
+
+def render_markdown(source: str) -> RenderedGuide:
+    md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
+    body = sanitize(md.convert(source))
+    text = plain_text_of(body)
+    words = count_words(text)
+    return RenderedGuide(
+        html=body,
+        toc=_toc_entries(md.toc_tokens),
+        plain_text=text,
+        word_count=words,
+        reading_minutes=max(1, math.ceil(words / WORDS_PER_MINUTE)),
+    )

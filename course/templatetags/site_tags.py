@@ -1,0 +1,37 @@
+from django import template
+from django.conf import settings
+from django.urls import translate_url
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def language_url(context, language: str) -> str:
+    """The current page in another language (falls back to that language's home page)."""
+    request = context["request"]
+    url = translate_url(request.get_full_path(), language)
+    return url if url != request.get_full_path() or language == context.get("LANGUAGE_CODE") else f"/{language}/"
+
+
+@register.simple_tag(takes_context=True)
+def absolute_language_url(context, language: str) -> str:
+    return settings.SITE_URL + language_url(context, language)
+
+
+@register.filter
+def duration(seconds: float) -> str:
+    """Seconds as m:ss (or h:mm:ss)."""
+    total = int(round(seconds or 0))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@register.filter
+def minutes(seconds: float) -> int:
+    return max(1, round((seconds or 0) / 60))
+
+
+@register.filter
+def get_item(mapping: dict, key: str):
+    return mapping.get(key, "")

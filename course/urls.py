@@ -1,0 +1,16 @@
+from django.urls import path
+
+from . import views
+
+app_name = "course"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("guides/", views.guide_index, name="guide_index"),
+    path("guides/<slug:slug>/", views.guide_detail, name="guide_detail"),
+    path("search/", views.search, name="search"),
+    path("newsletter/", views.newsletter_subscribe, name="newsletter_subscribe"),
+    path("newsletter/confirm/<str:token>/", views.newsletter_confirm, name="newsletter_confirm"),
+    path("newsletter/unsubscribe/<str:token>/", views.newsletter_unsubscribe, name="newsletter_unsubscribe"),
+    path("support/", views.support, name="support"),
+]

@@ -1,0 +1,304 @@
+"""Run settings for the gradient-accumulation labs, and their validation.
+
+This module must not import torch: the web process imports it to validate a
+learner's form without paying for (or depending on) the training stack.
+
+``validate_config`` takes untrusted JSON-ish input and never raises; errors
+come back as English sentences keyed by field name, with problems that involve
+no single field (unknown settings, the compute budget) under ``"__all__"``
+(Django's key for non-field errors).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm")
+NORMS: tuple[str, ...] = ("none", "batch", "layer", "group")
+LOSS_SCALINGS: tuple[str, ...] = ("mean", "sum", "mean_of_micro_means")
+OPTIMIZERS: tuple[str, ...] = ("sgd", "adamw")
+
+# Bump whenever training semantics change (model, data, loop, metrics), so
+# that finished results stored under an older version are not reused.
+CODE_VERSION: str = "2025.1"
+
+# Bounds keep one run within a couple of minutes on a 2-core CPU.
+EFFECTIVE_BATCH_RANGE = (1, 256)
+ACCUMULATION_RANGE = (1, 64)
+STEPS_RANGE = (1, 500)
+LEARNING_RATE_RANGE = (1e-5, 10.0)
+SEED_RANGE = (0, 2**31 - 1)
+GRAD_CLIP_MAX = 100.0
+SAMPLE_BUDGET = 64_000  # steps * effective_batch_size
+
+NON_FIELD = "__all__"
+
+# A sensible starting point for forms and presets (it validates).
+DEFAULT_CONFIG: dict[str, Any] = {
+    "task": "digits-cnn",
+    "norm": "none",
+    "effective_batch_size": 64,
+    "accumulation_steps": 4,
+    "loss_scaling": "mean",
+    "optimizer": "sgd",
+    "learning_rate": 0.05,
+    "steps": 200,
+    "seed": 0,
+    "grad_clip": None,
+}
+
+_INT_RE = re.compile(r"[+-]?\d{1,30}")
+_MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One training run. Construct through ``validate_config`` for untrusted input;
+    direct construction checks the same rules and raises ``ValueError``."""
+
+    task: str
+    norm: str
+    effective_batch_size: int
+    accumulation_steps: int
+    loss_scaling: str
+    optimizer: str
+    learning_rate: float
+    steps: int
+    seed: int
+    grad_clip: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("learning_rate", "grad_clip"):  # allow RunConfig(learning_rate=1)
+            value = getattr(self, name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                object.__setattr__(self, name, float(value))
+        errors = _check_values(dataclasses.asdict(self))
+        if errors:
+            raise ValueError(" ".join(m for msgs in errors.values() for m in msgs))
+
+    @property
+    def micro_batch_size(self) -> int:
+        return self.effective_batch_size // self.accumulation_steps
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> RunConfig:
+        return dataclasses.replace(self, **changes)
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunConfig))
+_OPTIONAL = {"grad_clip"}
+
+
+def config_fingerprint(config: RunConfig) -> str:
+    """Stable key for reusing a finished result: settings plus CODE_VERSION."""
+    payload = json.dumps({"config": config.to_dict(), "code": CODE_VERSION}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def validate_config(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
+    """Parse untrusted settings. Returns (config, {}) or (None, errors)."""
+    try:
+        return _validate(data)
+    except Exception:  # last line of defence: a form must never crash the site
+        return None, {NON_FIELD: ["These settings could not be read. Please check every field."]}
+
+
+# ---------------------------------------------------------------- internals
+
+
+def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
+    if not isinstance(data, dict):
+        return None, {NON_FIELD: ["The settings must be a set of named fields (a JSON object)."]}
+    errors: dict[str, list[str]] = {}
+    _check_keys(data, errors)
+    values: dict[str, Any] = {}
+    for name in FIELDS:
+        if name not in data:
+            if name in _OPTIONAL:
+                values[name] = None
+            else:
+                _add(errors, name, f"{name} is required.")
+            continue
+        try:
+            values[name] = _PARSERS[name](data[name])
+        except _FieldError as exc:
+            _add(errors, name, str(exc))
+    if not errors:
+        for name, msgs in _check_values(values).items():
+            for msg in msgs:
+                _add(errors, name, msg)
+    elif all(k in values for k in ("steps", "effective_batch_size", "accumulation_steps")):
+        # Report cross-field problems too when their fields parsed, so a learner
+        # sees everything at once.
+        for name, msgs in _check_cross(values).items():
+            for msg in msgs:
+                _add(errors, name, msg)
+    if errors:
+        return None, errors
+    return RunConfig(**values), {}
+
+
+def _check_keys(data: dict, errors: dict[str, list[str]]) -> None:
+    known = ", ".join(FIELDS)
+    for key in data:
+        if not isinstance(key, str):
+            _add(errors, NON_FIELD, f"Setting names must be text; got {_show(key)}.")
+        elif key not in FIELDS:
+            _add(errors, NON_FIELD, f"{_show(key)} is not a known setting. The settings are: {known}.")
+
+
+class _FieldError(ValueError):
+    pass
+
+
+def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
+    errors.setdefault(key, []).append(message)
+
+
+def _show(value: Any) -> str:
+    """A short, safe rendering of a learner's value for an error message."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _choice(name: str, choices: tuple[str, ...]):
+    def parse(value: Any) -> str:
+        options = ", ".join(choices)
+        if not isinstance(value, str):
+            raise _FieldError(f"{name} must be one of: {options}; got {_show(value)}.")
+        cleaned = value.strip().lower()
+        if cleaned not in choices:
+            raise _FieldError(f"{name} must be one of: {options}; got {_show(value)}.")
+        return cleaned
+
+    return parse
+
+
+def _integer(name: str, low: int, high: int):
+    def parse(value: Any) -> int:
+        expect = f"{name} must be a whole number from {low:,} to {high:,}"
+        number: int | None = None
+        if isinstance(value, bool):  # bool is an int subclass; True is not a batch size
+            number = None
+        elif isinstance(value, int):
+            number = value
+        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            number = int(value)  # JSON clients may send 64.0
+        elif isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
+            number = int(value.strip())
+        if number is None:
+            raise _FieldError(f"{expect}; got {_show(value)}.")
+        if not low <= number <= high:
+            raise _FieldError(f"{expect}; got {_show(number)}.")
+        return number
+
+    return parse
+
+
+def _to_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int):
+            number = float(value)  # OverflowError for huge ints, caught below
+        elif isinstance(value, float):
+            number = value
+        elif isinstance(value, str) and len(value) <= _MAX_TEXT:
+            number = float(value.strip())
+        else:
+            return None
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _learning_rate(value: Any) -> float:
+    low, high = LEARNING_RATE_RANGE
+    number = _to_float(value)
+    if number is None or not low <= number <= high:
+        raise _FieldError(f"learning_rate must be a number from {low:g} to {high:g}; got {_show(value)}.")
+    return number
+
+
+def _grad_clip(value: Any) -> float | None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+        return None
+    number = _to_float(value)
+    if number is None or not 0 < number <= GRAD_CLIP_MAX:
+        raise _FieldError(
+            f"grad_clip must be empty (no clipping) or a number above 0 and at most {GRAD_CLIP_MAX:g}; "
+            f"got {_show(value)}."
+        )
+    return number
+
+
+_PARSERS = {
+    "task": _choice("task", TASKS),
+    "norm": _choice("norm", NORMS),
+    "effective_batch_size": _integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),
+    "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
+    "loss_scaling": _choice("loss_scaling", LOSS_SCALINGS),
+    "optimizer": _choice("optimizer", OPTIMIZERS),
+    "learning_rate": _learning_rate,
+    "steps": _integer("steps", *STEPS_RANGE),
+    "seed": _integer("seed", *SEED_RANGE),
+    "grad_clip": _grad_clip,
+}
+
+
+def _check_values(values: dict[str, Any]) -> dict[str, list[str]]:
+    """Rules on already-typed values (shared by validate_config and RunConfig)."""
+    errors: dict[str, list[str]] = {}
+    for name, parse in _PARSERS.items():
+        value = values.get(name)
+        if name == "grad_clip" and value is None:
+            continue
+        try:
+            parsed = parse(value)
+            if parsed != value or type(parsed) is not type(value):
+                raise _FieldError(f"{name}={_show(value)} is not in canonical form; use validate_config for raw input.")
+        except _FieldError as exc:
+            _add(errors, name, str(exc))
+    if not errors:
+        for name, msgs in _check_cross(values).items():
+            errors[name] = msgs
+    return errors
+
+
+def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    effective = values["effective_batch_size"]
+    n = values["accumulation_steps"]
+    steps = values["steps"]
+    if n > effective:
+        _add(
+            errors,
+            "accumulation_steps",
+            f"accumulation_steps ({n}) cannot be larger than effective_batch_size ({effective}): "
+            "every micro-batch needs at least one sample.",
+        )
+    elif effective % n:
+        _add(
+            errors,
+            "accumulation_steps",
+            f"accumulation_steps must divide effective_batch_size: {effective} is not divisible by {n}.",
+        )
+    if steps * effective > SAMPLE_BUDGET:
+        _add(
+            errors,
+            NON_FIELD,
+            f"steps × effective_batch_size must be at most {SAMPLE_BUDGET:,} samples; this run would use "
+            f"{steps} × {effective} = {steps * effective:,}. Lower steps or effective_batch_size.",
+        )
+    return errors

@@ -1,0 +1,329 @@
+"""The lab's training loop with gradient accumulation.
+
+One optimizer step ("window") = N micro-batches:
+  zero gradients once (set_to_none) -> N x (forward, scaled backward) ->
+  gradient norm (recorded before clipping) -> optional clipping -> one step.
+
+Loss scalings (what each micro-batch backpropagates):
+- "mean": its summed loss / the whole window's sample (digits) or non-padding
+  token (tiny-lm) count: exactly the large-batch gradient.
+- "sum": its own mean loss, not divided by N: N times too large (classic mistake).
+- "mean_of_micro_means": its own mean / N: the pre-fix Transformers behaviour;
+  the same as "mean" when every micro-batch holds the same number of items.
+The logged loss is always the real mean loss over the window, whatever the scaling.
+
+Cancellation: ``should_stop()`` is checked before every step; when it returns
+True the run ends and a RunResult with status "cancelled" holding the steps done
+so far is returned (nothing is raised). A non-finite loss ends the run with
+status "diverged". Otherwise the status is "finished".
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import CODE_VERSION, RunConfig
+from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
+from .metrics import ActivationMeter, relative_grad_difference
+from .models import build_model
+
+ProgressCallback = Callable[[dict[str, Any], int, int], None]
+
+
+@dataclass
+class RunResult:
+    """Everything a finished (or stopped) run reports. ``to_dict()`` is JSON-safe:
+    non-finite numbers become None. ``model`` is only set with keep_model=True
+    and is never serialized."""
+
+    config: dict[str, Any]
+    status: str  # "finished" | "cancelled" | "diverged"
+    steps_done: int
+    curve: list[dict[str, Any]]
+    validation: list[dict[str, Any]]
+    final_loss: float | None
+    val_loss: float | None
+    val_accuracy: float | None
+    device: str
+    torch_version: str
+    code_version: str
+    dtype: str
+    parameter_count: int
+    wall_seconds: float
+    samples_per_second: float
+    tokens_per_second: float | None
+    peak_activation_bytes: int | None
+    activation_memory_method: str | None
+    grad_equivalence_error: float | None
+    model: nn.Module | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        # Not dataclasses.asdict: it would deep-copy the model.
+        return _json_safe({f.name: getattr(self, f.name) for f in fields(self) if f.name != "model"})
+
+
+def run_experiment(
+    config: RunConfig,
+    *,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+    on_progress: ProgressCallback | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    keep_model: bool = False,
+) -> RunResult:
+    """Train ``config`` and report the curve and metrics (see the module docstring).
+
+    ``device`` defaults to CUDA when available. ``on_progress(point, done, total)``
+    is called after every optimizer step; throttle expensive work in the caller.
+    """
+    dev = _pick_device(device)
+    torch.manual_seed(config.seed)  # model initialization
+    model = build_model(config.task, config.norm).to(device=dev, dtype=dtype).train()
+    data = load_task_data(config.task, config.seed)
+    run = _Run(config, model, data, dev, dtype)
+    return run.train(on_progress, should_stop, keep_model)
+
+
+# ---------------------------------------------------------------- internals
+
+
+def _pick_device(device: str | torch.device | None) -> torch.device:
+    if device is None:  # checked at call time: importing this module never touches CUDA
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def describe_device(device: torch.device) -> str:
+    if device.type != "cuda":
+        return device.type
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return f"cuda:{index} {torch.cuda.get_device_name(index)}"
+
+
+def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer:
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=config.learning_rate, momentum=0.9)
+    return torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
+
+
+def loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Summed cross-entropy over samples (digits) or non-padding tokens (tiny-lm)."""
+    return F.cross_entropy(
+        logits.flatten(0, -2), targets.flatten(), reduction="sum", ignore_index=IGNORE_INDEX
+    )
+
+
+class Feed:
+    """Training batches on the device, with per-window counts precomputed on the
+    CPU so the loop never waits on the device to learn a batch size."""
+
+    def __init__(self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype) -> None:
+        windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
+        n, m = config.accumulation_steps, config.micro_batch_size
+        x = data.train_x
+        self.x = x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype)
+        self.y = data.train_y.to(device)
+        self.windows = windows.to(device)
+        self.n, self.m = n, m
+        self.sequence = data.is_sequence
+        if data.is_sequence:
+            lengths = data.train_lengths[windows].view(config.steps, n, m)
+            self.micro_width = lengths.amax(-1).tolist()  # time steps each micro-batch needs
+            self.micro_count = lengths.sum(-1).tolist()  # its non-padding tokens
+            self.window_width = lengths.amax((1, 2)).tolist()
+            self.window_count = lengths.sum((1, 2)).tolist()
+        else:
+            self.micro_count = [[m] * n for _ in range(config.steps)]
+            self.window_count = [n * m] * config.steps
+
+    def micro(self, step: int, j: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        index = self.windows[step, j * self.m : (j + 1) * self.m]
+        width = self.micro_width[step][j] if self.sequence else None
+        return self._take(index, width) + (self.micro_count[step][j],)
+
+    def window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        width = self.window_width[step] if self.sequence else None
+        return self._take(self.windows[step], width) + (self.window_count[step],)
+
+    def _take(self, index: torch.Tensor, width: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+        if width is None:
+            return self.x[index], self.y[index]
+        # Trim to the longest sequence: padding sits at the end and the model is causal.
+        return self.x[index, :width], self.y[index, :width]
+
+
+class _Run:
+    def __init__(self, config: RunConfig, model: nn.Module, data: TaskData, device: torch.device,
+                 dtype: torch.dtype) -> None:
+        self.config, self.model, self.data = config, model, data
+        self.device, self.dtype = device, dtype
+        self.params = [p for p in model.parameters()]
+        self.optimizer = make_optimizer(config, model)
+        self.feed = Feed(data, config, device, dtype)
+        self.val = (
+            data.val_x.to(device=device, dtype=dtype if data.val_x.is_floating_point() else data.val_x.dtype),
+            data.val_y.to(device),
+        )
+        self.eval_every = max(1, config.steps // 10)
+        self.meter: ActivationMeter | None = None
+        self.grad_error: float | None = None
+
+    # One window --------------------------------------------------------------
+
+    def _divisor(self, step: int, count: int) -> int:
+        scaling, n = self.config.loss_scaling, self.feed.n
+        if scaling == "mean":
+            return self.feed.window_count[step]
+        if scaling == "sum":
+            return count
+        return count * n  # mean_of_micro_means
+
+    def _window(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Accumulate one window and step; returns (mean window loss, grad norm) as tensors."""
+        self.optimizer.zero_grad(set_to_none=True)
+        first = step == 0
+        if first:
+            reference = self._full_batch_gradients()
+            if self.device.type == "cuda":
+                # Existing gradients are accumulated into in place, so allocating
+                # them now keeps them out of the activation measurement.
+                for p in self.params:
+                    p.grad = torch.zeros_like(p)
+            self.meter = ActivationMeter(self.model, self.device)
+        total = None
+        for j in range(self.feed.n):
+            x, y, count = self.feed.micro(step, j)
+            if first:
+                with self.meter.track():
+                    summed = self._micro_backward(x, y, step, count)
+            else:
+                summed = self._micro_backward(x, y, step, count)
+            total = summed if total is None else total + summed
+        grads = [p.grad for p in self.params if p.grad is not None]
+        norm = torch.nn.utils.get_total_norm(grads)
+        if first:
+            self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
+        if self.config.grad_clip is not None:
+            torch.nn.utils.clip_grads_with_norm_(grads, self.config.grad_clip, norm)
+        self.optimizer.step()
+        return total / self.feed.window_count[step], norm
+
+    def _micro_backward(self, x: torch.Tensor, y: torch.Tensor, step: int, count: int) -> torch.Tensor:
+        summed = loss_sum(self.model(x), y)
+        (summed / self._divisor(step, count)).backward()
+        return summed.detach()
+
+    def _full_batch_gradients(self) -> list[torch.Tensor | None]:
+        """Gradient of the correct window loss on a copy of the model in its
+        current state, so the real model's BatchNorm statistics are untouched."""
+        twin = copy.deepcopy(self.model)
+        x, y, count = self.feed.window(0)
+        (loss_sum(twin(x), y) / count).backward()
+        return [p.grad for p in twin.parameters()]
+
+    # Validation ----------------------------------------------------------------
+
+    @torch.no_grad()
+    def _evaluate(self) -> tuple[float, float]:
+        self.model.eval()  # BatchNorm uses its running statistics
+        x, y = self.val
+        logits = self.model(x)
+        real = y != IGNORE_INDEX
+        correct = ((logits.argmax(-1) == y) & real).sum()
+        values = torch.stack([loss_sum(logits, y).double(), correct.double()]).tolist()
+        self.model.train()
+        count = int(real.sum())
+        return values[0] / count, values[1] / count
+
+    # The run -------------------------------------------------------------------
+
+    def train(self, on_progress: ProgressCallback | None, should_stop: Callable[[], bool] | None,
+              keep_model: bool) -> RunResult:
+        config = self.config
+        curve: list[dict[str, Any]] = []
+        validation: list[dict[str, Any]] = []
+        status, lr = "finished", self.optimizer.param_groups[0]["lr"]
+        samples = tokens = 0
+        start = time.perf_counter()
+        for step in range(config.steps):
+            if should_stop is not None and should_stop():
+                status = "cancelled"
+                break
+            loss_t, norm_t = self._window(step)
+            loss, norm = torch.stack([loss_t.detach(), norm_t.to(loss_t.dtype)]).tolist()  # one sync
+            samples += config.effective_batch_size
+            if self.feed.sequence:
+                tokens += self.feed.window_count[step]
+            point = {
+                "step": step + 1,
+                "loss": _finite(loss),
+                "grad_norm": _finite(norm),
+                "lr": lr,
+                "samples": samples,
+                "tokens": tokens if self.feed.sequence else None,
+                "seconds": round(time.perf_counter() - start, 6),
+            }
+            curve.append(point)
+            if not math.isfinite(loss):
+                status = "diverged"
+            elif (step + 1) % self.eval_every == 0 or step + 1 == config.steps:
+                validation.append(self._validation_point(step + 1))
+            if on_progress is not None:
+                on_progress(point, step + 1, config.steps)
+            if status == "diverged":
+                break
+        wall = time.perf_counter() - start
+        return self._result(status, curve, validation, samples, tokens, wall, keep_model)
+
+    def _validation_point(self, step: int) -> dict[str, Any]:
+        loss, accuracy = self._evaluate()
+        return {"step": step, "loss": _finite(loss), "accuracy": accuracy}
+
+    def _result(self, status: str, curve: list, validation: list, samples: int, tokens: int,
+                wall: float, keep_model: bool) -> RunResult:
+        last_val = validation[-1] if validation else {}
+        return RunResult(
+            config=self.config.to_dict(),
+            status=status,
+            steps_done=len(curve),
+            curve=curve,
+            validation=validation,
+            final_loss=curve[-1]["loss"] if curve else None,
+            val_loss=last_val.get("loss"),
+            val_accuracy=last_val.get("accuracy"),
+            device=describe_device(self.device),
+            torch_version=torch.__version__,
+            code_version=CODE_VERSION,
+            dtype=str(self.dtype).removeprefix("torch."),
+            parameter_count=sum(p.numel() for p in self.params),
+            wall_seconds=wall,
+            samples_per_second=samples / wall if wall > 0 else 0.0,
+            tokens_per_second=(tokens / wall if wall > 0 else 0.0) if self.feed.sequence else None,
+            peak_activation_bytes=self.meter.peak if self.meter else None,
+            activation_memory_method=self.meter.method if self.meter else None,
+            grad_equivalence_error=self.grad_error,
+            model=self.model if keep_model else None,
+        )
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return _finite(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class QuizzesConfig(AppConfig):
+    name = "quizzes"
+    verbose_name = _("Quizzes and certificates")

@@ -1,0 +1,54 @@
+// Site behaviour kept out of the HTML so the Content-Security-Policy can forbid inline scripts.
+(function () {
+  "use strict";
+
+  function renderMath(root) {
+    if (!window.renderMathInElement) return;
+    window.renderMathInElement(root, {
+      delimiters: [
+        { left: "\\[", right: "\\]", display: true },
+        { left: "\\(", right: "\\)", display: false },
+      ],
+      throwOnError: false,
+    });
+  }
+
+  // Narration: play the generated audio file; without one, the browser speaks the guide text.
+  function setupSpeechFallback(root) {
+    root.querySelectorAll("[data-speech-fallback]").forEach(function (button) {
+      if (button.dataset.ready) return;
+      button.dataset.ready = "1";
+      if (!("speechSynthesis" in window)) { button.hidden = true; return; }
+      button.addEventListener("click", function () {
+        var synth = window.speechSynthesis;
+        if (synth.speaking) { synth.cancel(); return; }
+        var source = document.querySelector(button.dataset.speechFallback);
+        var utterance = new SpeechSynthesisUtterance(source ? source.innerText : "");
+        utterance.lang = document.documentElement.lang;
+        synth.speak(utterance);
+      });
+    });
+  }
+
+  function setupCopyButtons(root) {
+    root.querySelectorAll("[data-copy]").forEach(function (button) {
+      if (button.dataset.ready) return;
+      button.dataset.ready = "1";
+      button.addEventListener("click", function () {
+        navigator.clipboard.writeText(button.dataset.copy).then(function () {
+          button.textContent = button.dataset.copied || "✓";
+        });
+      });
+    });
+  }
+
+  function enhance(root) {
+    renderMath(root);
+    setupSpeechFallback(root);
+    setupCopyButtons(root);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { enhance(document.body); });
+  document.addEventListener("htmx:afterSwap", function (event) { enhance(event.target); });
+  window.courseSite = { enhance: enhance };
+})();

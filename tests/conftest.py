@@ -1,0 +1,145 @@
+"""Shared fixtures: real Redis, a real Celery worker process, real objects."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def redis_server_available():
+    """The suite runs against a real Redis (bin/test starts one and sets REDIS_URL)."""
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        pytest.exit(f"Redis at {settings.REDIS_URL} is not reachable ({exc}); run the suite with bin/test", 2)
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    """Rate-limit counters and cached pages must not leak from one test to the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def database_url_for_subprocess() -> str:
+    """The URL of the database the tests are using right now (the test database)."""
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{s['NAME']}"
+    auth = f"{s['USER']}:{s['PASSWORD']}@" if s.get("PASSWORD") else (f"{s['USER']}@" if s.get("USER") else "")
+    return f"postgres://{auth}{s.get('HOST') or 'localhost'}:{s.get('PORT') or 5432}/{s['NAME']}"
+
+
+def subprocess_env(**overrides: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=database_url_for_subprocess(),
+        REDIS_URL=settings.REDIS_URL,
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(overrides)
+    return env
+
+
+class WorkerProcess:
+    """A real `celery -A config worker -Q gpu` process consuming the test broker."""
+
+    def __init__(self, log_path: Path, env: dict[str, str], name: str = "test-worker") -> None:
+        self.log_path, self.env, self.name = log_path, env, name
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> "WorkerProcess":
+        command = [
+            sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "gpu",
+            "--concurrency", "1", "--pool", "prefork", "--loglevel", "INFO",
+            "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle",
+        ]
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker exited early:\n{self.log_path.read_text()[-3000:]}")
+            if b"ready." in self.log_path.read_bytes():
+                return self
+            time.sleep(0.2)
+        raise RuntimeError(f"worker not ready after {timeout}s:\n{self.log_path.read_text()[-3000:]}")
+
+    def kill_hard(self) -> None:
+        """SIGKILL the whole worker (parent and pool children), like a machine dying."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill_hard()
+        self.log.close()
+
+
+@pytest.fixture
+def celery_worker(transactional_db, tmp_path):
+    """A running worker. Tests using it need committed data, hence transactional_db."""
+    worker = WorkerProcess(tmp_path / "worker.log", subprocess_env()).start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def make_worker(transactional_db, tmp_path):
+    """Factory for extra workers (two consumers, restarts after a kill)."""
+    workers = []
+
+    def factory(name: str = "worker", **env: str) -> WorkerProcess:
+        worker = WorkerProcess(tmp_path / f"{name}.log", subprocess_env(**env), name=name)
+        workers.append(worker)
+        return worker
+
+    yield factory
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def learner(db):
+    """A signed-up learner with a full name on their profile."""
+    from accounts.services import account_create
+
+    return account_create(
+        username="asha", email="asha@example.com", password="a-long-Passphrase-42",
+        full_name="Asha Verma", language="en",
+    )
+
+
+@pytest.fixture
+def learner_client(client, learner):
+    client.force_login(learner)
+    return client
+
+
+@pytest.fixture
+def synced_content(db):
+    """The real course content from content/, loaded into the test database."""
+    from course.services import guides_sync
+
+    guides_sync()
