@@ -171,10 +171,13 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECURE_HSTS_PRELOAD", True)
 if env_bool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Without HTTPS (one machine on localhost) the HTTPS-only checks cannot apply.
 SILENCED_SYSTEM_CHECKS = [] if HTTPS else ["security.W004", "security.W008", "security.W012", "security.W016"]
+if HTTPS and not SECURE_HSTS_PRELOAD:
+    SILENCED_SYSTEM_CHECKS.append("security.W021")  # the operator chose not to join the preload list
 
 RATELIMIT_USE_CACHE = "default"
 RATELIMIT_FAIL_OPEN = False
@@ -196,6 +199,32 @@ CELERY_TASK_SOFT_TIME_LIMIT = LAB_SOFT_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LAB_HARD_TIME_LIMIT + 300}
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
+
+# Labs: quotas per learner, and the timings that keep runs from being lost or stuck.
+LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running runs per learner
+LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
+LAB_SUBMIT_RATE = env_str("LAB_SUBMIT_RATE", "30/h")  # submissions (a preset sweep is one) per learner
+LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
+LAB_PROGRESS_INTERVAL = env_float("LAB_PROGRESS_INTERVAL", 0.4)  # seconds between progress writes
+LAB_HEARTBEAT_INTERVAL = env_float("LAB_HEARTBEAT_INTERVAL", 5)  # a running run says it is alive this often
+LAB_STALE_AFTER = env_float("LAB_STALE_AFTER", 60)  # ...and is presumed dead after this long without
+LAB_MAX_ATTEMPTS = env_int("LAB_MAX_ATTEMPTS", 3)  # claims before a run whose worker keeps dying fails
+LAB_SWEEP_INTERVAL = env_float("LAB_SWEEP_INTERVAL", 15)  # how often the sweeper looks for dead runs
+LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for runs stored while Redis was down
+LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", LAB_HARD_TIME_LIMIT + 300)  # re-send a message Redis may have lost
+# Both share the `gpu` queue with training; `expires` drops those that waited behind a long run.
+CELERY_BEAT_SCHEDULE = {
+    "labs-sweep-stale-runs": {
+        "task": "labs.tasks.sweep_stale_runs",
+        "schedule": LAB_SWEEP_INTERVAL,
+        "options": {"expires": LAB_SWEEP_INTERVAL},
+    },
+    "labs-dispatch-pending-runs": {
+        "task": "labs.tasks.dispatch_pending_runs",
+        "schedule": LAB_DISPATCH_INTERVAL,
+        "options": {"expires": LAB_DISPATCH_INTERVAL},
+    },
+}
 
 # Course settings.
 CONTENT_DIR = Path(env_str("CONTENT_DIR", str(BASE_DIR / "content")))

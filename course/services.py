@@ -68,18 +68,28 @@ def narration_text(page: GuidePage) -> str:
     return f"{page.title}.\n{page.summary}\n{page.plain_text}"
 
 
-def narration_generate(*, page: GuidePage, force: bool = False) -> bool:
-    """Makes sure the page has narration for its current text. Returns True when it synthesized."""
-    text = narration_text(page)
-    filename = narration.narration_filename(page.guide.slug, page.language, text)
-    target = settings.NARRATION_DIR / filename
-    if not force and page.narration_file == filename and target.exists() and page.narration_seconds > 0:
-        return False
-    seconds = narration.synthesize(text, page.language, target)
+def narration_needed(page: GuidePage, force: bool = False) -> str | None:
+    """The file name the page's current text needs, or None when that file is already in place."""
+    filename = narration.narration_filename(page.guide.slug, page.language, narration_text(page))
+    present = page.narration_file == filename and (settings.NARRATION_DIR / filename).exists()
+    return filename if force or not present or page.narration_seconds <= 0 else None
+
+
+def narration_record(page: GuidePage, filename: str, seconds: float) -> None:
     old = page.narration_file
     GuidePage.objects.filter(pk=page.pk).update(narration_file=filename, narration_seconds=seconds)
+    page.narration_file, page.narration_seconds = filename, seconds
     if old and old != filename:
         (settings.NARRATION_DIR / old).unlink(missing_ok=True)
+
+
+def narration_generate(*, page: GuidePage, force: bool = False) -> bool:
+    """Makes sure the page has narration for its current text. Returns True when it synthesized."""
+    filename = narration_needed(page, force)
+    if filename is None:
+        return False
+    seconds = narration.synthesize(narration_text(page), page.language, settings.NARRATION_DIR / filename)
+    narration_record(page, filename, seconds)
     return True
 
 

@@ -1,0 +1,97 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .presets import preset_get
+
+
+def new_share_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+class LabRun(models.Model):
+    """One training experiment. This row, not the Celery message, is the source of truth:
+    workers claim it with a conditional update and write their progress here."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_runs")
+    preset = models.SlugField(blank=True)  # runs of a preset are public
+    sweep = models.UUIDField(null=True, blank=True, db_index=True)  # runs submitted by one click
+    preset_index = models.PositiveSmallIntegerField(null=True, blank=True)  # which run of the preset
+    config = models.JSONField()
+    fingerprint = models.CharField(max_length=64, db_index=True)  # config + code version
+    code_version = models.CharField(max_length=20)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    cancel_requested = models.BooleanField(default=False)
+    attempts = models.PositiveSmallIntegerField(default=0)  # claims so far (a dead worker costs one)
+    worker = models.CharField(max_length=200, blank=True)
+    done_steps = models.PositiveIntegerField(default=0)
+    total_steps = models.PositiveIntegerField(default=0)
+    curve = models.JSONField(default=list, blank=True)
+    validation = models.JSONField(default=list, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+    device = models.CharField(max_length=200, blank=True)
+    torch_version = models.CharField(max_length=40, blank=True)
+    error = models.TextField(blank=True)
+    reused_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    share_token = models.CharField(max_length=32, unique=True, default=new_share_token)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)  # None: not yet handed to the broker
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("lab run")
+        verbose_name_plural = _("lab runs")
+        indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["user", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.label}"
+
+    @property
+    def label(self) -> str:
+        """Legend text: the preset's name for this run (in the reader's language), else the settings."""
+        preset = preset_get(self.preset)
+        if preset and self.preset_index is not None and self.preset_index < len(preset.runs):
+            return str(preset.runs[self.preset_index].label)
+        c = self.config
+        scaling = c.get("loss_scaling", "")
+        return f"{c.get('task')} · {c.get('norm')} · N = {c.get('accumulation_steps')} · {scaling} · {c.get('optimizer')}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def is_public(self) -> bool:
+        return bool(self.preset)
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == self.Status.SUCCEEDED:
+            return 100
+        return int(100 * self.done_steps / self.total_steps) if self.total_steps else 0
+
+    @property
+    def cost(self) -> int:
+        """What a run spends of the daily budget: optimizer steps × effective batch."""
+        return int(self.config.get("steps", 0)) * int(self.config.get("effective_batch_size", 0))
+
+    @property
+    def micro_batch_size(self) -> int:
+        return int(self.config.get("effective_batch_size", 0)) // max(1, int(self.config.get("accumulation_steps", 1)))
+
+    def visible_to(self, user) -> bool:
+        return self.is_public or (user.is_authenticated and user.pk == self.user_id)

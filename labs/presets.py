@@ -1,0 +1,175 @@
+"""The one-click experiments. Each preset is a small sweep plus a sentence on what to look for.
+
+The guides link to these slugs (front matter `lab_preset`), so a slug never changes.
+Configs use the public API names of `labs.training.config`; every one must validate (a test
+checks). Sizes keep a whole sweep within a couple of minutes on a CPU.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+
+@dataclass(frozen=True)
+class PresetRun:
+    label: str | Promise  # legend text on the comparison chart
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Preset:
+    slug: str
+    title: str | Promise
+    summary: str | Promise
+    look_for: str | Promise
+    runs: tuple[PresetRun, ...]
+
+    def configs(self) -> list[tuple[str, dict[str, Any]]]:
+        """(label, config) per run; LAB_PRESET_MAX_STEPS lets a small machine shorten them."""
+        cap = settings.LAB_PRESET_MAX_STEPS
+        result = []
+        for run in self.runs:
+            config = dict(run.config)
+            if cap:
+                config["steps"] = min(config["steps"], cap)
+            result.append((str(run.label), config))
+        return result
+
+
+def _base(**changes: Any) -> dict[str, Any]:
+    config = {
+        "task": "digits-mlp",
+        "norm": "none",
+        "effective_batch_size": 64,
+        "accumulation_steps": 1,
+        "loss_scaling": "mean",
+        "optimizer": "sgd",
+        "learning_rate": 0.05,
+        "steps": 100,
+        "seed": 0,
+        "grad_clip": None,
+    }
+    config.update(changes)
+    return config
+
+
+def _n_sweep(norm: str, values: tuple[int, ...] = (1, 4, 16), **changes: Any) -> tuple[PresetRun, ...]:
+    return tuple(PresetRun(f"N = {n}", _base(norm=norm, accumulation_steps=n, **changes)) for n in values)
+
+
+PRESETS: dict[str, Preset] = {
+    preset.slug: preset
+    for preset in [
+        Preset(
+            slug="memory-vs-n",
+            title=_("Activation memory versus N"),
+            summary=_("The same CNN at an effective batch of 64, split into N = 1, 2, 4 and 8 micro-batches."),
+            look_for=_(
+                "Look at the peak activation memory column: it falls roughly as 1/N, while the loss "
+                "curves stay on top of each other because the effective batch did not change."
+            ),
+            runs=tuple(
+                PresetRun(f"N = {n}", _base(task="digits-cnn", accumulation_steps=n, steps=30))
+                for n in (1, 2, 4, 8)
+            ),
+        ),
+        Preset(
+            slug="forgot-divide-sgd",
+            title=_("Forgetting to divide by N, with SGD"),
+            summary=_("N = 8 micro-batches with the loss divided by the whole window, and the same without dividing."),
+            look_for=_(
+                "Without the division the gradient is 8 times too large, so SGD takes 8 times larger "
+                "steps: the sum curve is noisier or blows up while the mean curve trains smoothly."
+            ),
+            runs=(
+                PresetRun(_("divided (mean)"), _base(accumulation_steps=8, learning_rate=0.1)),
+                PresetRun(_("not divided (sum)"), _base(accumulation_steps=8, learning_rate=0.1, loss_scaling="sum")),
+            ),
+        ),
+        Preset(
+            slug="forgot-divide-adamw",
+            title=_("Forgetting to divide by N, with AdamW"),
+            summary=_("The same mistake with AdamW, which normalizes the update size."),
+            look_for=_(
+                "The two curves nearly coincide: Adam divides the gradient by its own running scale, so "
+                "a constant factor N mostly cancels. That is why this bug hides; SGD exposes it."
+            ),
+            runs=(
+                PresetRun(_("divided (mean)"), _base(accumulation_steps=8, optimizer="adamw", learning_rate=0.002)),
+                PresetRun(
+                    _("not divided (sum)"),
+                    _base(accumulation_steps=8, optimizer="adamw", learning_rate=0.002, loss_scaling="sum"),
+                ),
+            ),
+        ),
+        Preset(
+            slug="layernorm-n-sweep",
+            title=_("LayerNorm at N = 1, 4 and 16"),
+            summary=_("An MLP with LayerNorm at an effective batch of 64, accumulated over 1, 4 or 16 micro-batches."),
+            look_for=_(
+                "The three curves coincide up to floating-point noise and the gradient-equivalence error "
+                "is tiny: LayerNorm looks at one sample at a time, so splitting the batch changes nothing."
+            ),
+            runs=_n_sweep("layer"),
+        ),
+        Preset(
+            slug="batchnorm-n-sweep",
+            title=_("BatchNorm at N = 1, 4 and 16"),
+            summary=_("The same MLP with BatchNorm: micro-batches of 64, 16 and 4 samples."),
+            look_for=_(
+                "The curves separate as the micro-batch shrinks, and the gradient-equivalence error is far "
+                "from zero: BatchNorm's statistics come from each micro-batch, not from the effective batch."
+            ),
+            runs=_n_sweep("batch"),
+        ),
+        Preset(
+            slug="groupnorm-vs-batchnorm-tiny",
+            title=_("GroupNorm versus BatchNorm at tiny micro-batches"),
+            summary=_("A CNN at an effective batch of 32 split into micro-batches of 2 samples, with BatchNorm and GroupNorm."),
+            look_for=_(
+                "BatchNorm with 2 samples per micro-batch trains worse than BatchNorm on the full batch, "
+                "while GroupNorm does not care how the batch is split."
+            ),
+            runs=(
+                PresetRun(_("BatchNorm, N = 1"), _base(task="digits-cnn", norm="batch", effective_batch_size=32, steps=60)),
+                PresetRun(
+                    _("BatchNorm, N = 16"),
+                    _base(task="digits-cnn", norm="batch", effective_batch_size=32, accumulation_steps=16, steps=60),
+                ),
+                PresetRun(
+                    _("GroupNorm, N = 16"),
+                    _base(task="digits-cnn", norm="group", effective_batch_size=32, accumulation_steps=16, steps=60),
+                ),
+            ),
+        ),
+        Preset(
+            slug="token-normalization",
+            title=_("Token normalization on a tiny language model"),
+            summary=_("Variable-length sequences: the full batch, the correct token-weighted mean, and the mean of micro-batch means."),
+            look_for=_(
+                "The mean over all tokens of the window follows the full batch exactly; the mean of "
+                "micro-batch means gives short sequences too much weight and drifts away."
+            ),
+            runs=(
+                PresetRun(_("full batch"), _base(task="tiny-lm", effective_batch_size=32, optimizer="adamw", learning_rate=0.003, steps=60)),
+                PresetRun(
+                    _("mean over tokens, N = 4"),
+                    _base(task="tiny-lm", effective_batch_size=32, accumulation_steps=4, optimizer="adamw",
+                          learning_rate=0.003, steps=60),
+                ),
+                PresetRun(
+                    _("mean of micro-batch means, N = 4"),
+                    _base(task="tiny-lm", effective_batch_size=32, accumulation_steps=4, optimizer="adamw",
+                          learning_rate=0.003, steps=60, loss_scaling="mean_of_micro_means"),
+                ),
+            ),
+        ),
+    ]
+}
+
+
+def preset_get(slug: str) -> Preset | None:
+    return PRESETS.get(slug)

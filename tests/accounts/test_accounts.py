@@ -1,0 +1,99 @@
+"""Accounts: sign-up with the certificate name, log in/out, password reset, dashboard, API tokens."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.test import Client
+
+from accounts.auth import api_user
+from accounts.models import ApiToken
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-Passphrase-42"
+
+
+def _signup(client, **overrides):
+    data = {"username": "ravi", "email": "ravi@example.com", "full_name": "रवि कुमार",
+            "password1": PASSWORD, "password2": PASSWORD, **overrides}
+    return client.post("/hi/accounts/signup/", data)
+
+
+def test_signing_up_creates_the_account_with_its_certificate_name_and_logs_in(client):
+    response = _signup(client)
+    assert response.status_code == 302 and response["Location"].endswith("/accounts/dashboard/")
+    user = User.objects.get(username="ravi")
+    assert user.profile.full_name == "रवि कुमार" and user.profile.language == "hi"
+    assert "रवि कुमार" in client.get("/hi/accounts/dashboard/").content.decode()
+
+
+def test_sign_up_errors_are_explained_and_nothing_is_created(client):
+    response = _signup(client, password2="different-Passphrase-1", full_name="")
+    assert response.status_code == 400
+    assert User.objects.count() == 0
+
+
+def test_an_email_can_only_be_used_once(client, learner):
+    response = _signup(client, email="ASHA@example.com")
+    assert response.status_code == 400
+    assert "already exists" in response.content.decode()
+
+
+def test_log_in_and_log_out(client, learner):
+    response = client.post("/en/accounts/login/", {"username": "asha", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/en/accounts/dashboard/").status_code == 200
+    client.post("/en/accounts/logout/")
+    assert client.get("/en/accounts/dashboard/").status_code == 302
+
+
+def test_the_dashboard_needs_a_login(client):
+    response = client.get("/fr/accounts/dashboard/")
+    assert response.status_code == 302 and "/fr/accounts/login/" in response["Location"]
+
+
+def test_password_reset_by_email(client, learner):
+    client.post("/en/accounts/password/reset/", {"email": "asha@example.com"})
+    assert len(mail.outbox) == 1
+    link = re.search(r"https?://[^/]+(/en/accounts/password/reset/[^\s]+/)", mail.outbox[0].body).group(1)
+    form_page = client.get(link, follow=True)
+    assert form_page.status_code == 200
+    new_password = "another-Passphrase-77"
+    response = client.post(form_page.redirect_chain[-1][0], {"new_password1": new_password, "new_password2": new_password})
+    assert response.status_code == 302
+    assert Client().login(username="asha", password=new_password)
+
+
+def test_changing_the_certificate_name(learner_client, learner):
+    response = learner_client.post("/en/accounts/profile/", {"full_name": "Asha V. Verma"})
+    assert response.status_code == 302
+    learner.profile.refresh_from_db()
+    assert learner.profile.full_name == "Asha V. Verma"
+
+
+def test_api_tokens_are_shown_once_and_stored_only_as_a_digest(learner_client, learner, rf):
+    response = learner_client.post("/en/accounts/tokens/", {"name": "laptop"})
+    raw = re.search(r"gac_[\w-]+", response.content.decode()).group(0)
+    token = ApiToken.objects.get(user=learner)
+    assert raw not in (token.digest, token.prefix) and token.digest == ApiToken.digest_of(raw)
+    request = rf.get("/api/labs/runs/1", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    request.user = None
+    assert api_user(request) == learner
+    bad = rf.get("/api/labs/runs/1", HTTP_AUTHORIZATION="Bearer gac_wrong")
+    bad.user = None
+    assert not api_user(bad).is_authenticated
+
+
+def test_revoking_a_token(learner_client, learner):
+    token, _raw = ApiToken.issue(user=learner, name="old")
+    learner_client.post(f"/en/accounts/tokens/{token.pk}/delete/")
+    assert not ApiToken.objects.filter(pk=token.pk).exists()
+
+
+def test_another_learner_cannot_revoke_my_token(client, learner):
+    token, _raw = ApiToken.issue(user=learner, name="mine")
+    other = User.objects.create_user("other", "o@example.com", PASSWORD)
+    client.force_login(other)
+    assert client.post(f"/en/accounts/tokens/{token.pk}/delete/").status_code == 404
+    assert ApiToken.objects.filter(pk=token.pk).exists()

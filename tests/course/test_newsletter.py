@@ -1,0 +1,89 @@
+"""Newsletter: double opt-in, one-click unsubscribe, addresses never exposed."""
+
+import re
+
+import pytest
+from django.core import mail
+
+from course.models import Subscriber
+from course.services import newsletter_send
+
+pytestmark = pytest.mark.django_db
+
+
+def _link(message, kind: str) -> str:
+    return re.search(rf"http://127\.0\.0\.1:8000(/\w+/newsletter/{kind}/[^\s/]+/)", message.body).group(1)
+
+
+def test_subscribing_sends_a_confirmation_and_does_not_subscribe_yet(client):
+    response = client.post("/fr/newsletter/", {"email": "Lea@Example.com"})
+    assert response.status_code == 200
+    subscriber = Subscriber.objects.get(email="lea@example.com")
+    assert subscriber.language == "fr" and not subscriber.is_active
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["lea@example.com"]
+    assert "/fr/newsletter/confirm/" in mail.outbox[0].body
+    assert "List-Unsubscribe" in mail.outbox[0].extra_headers
+
+
+def test_the_signed_link_confirms_the_subscription(client):
+    client.post("/en/newsletter/", {"email": "sam@example.com"})
+    response = client.get(_link(mail.outbox[0], "confirm"))
+    assert response.status_code == 200
+    assert Subscriber.objects.get(email="sam@example.com").is_active
+
+
+def test_a_tampered_confirmation_link_is_refused(client):
+    client.post("/en/newsletter/", {"email": "sam@example.com"})
+    link = _link(mail.outbox[0], "confirm")
+    response = client.get(link[:-3] + "xx/")
+    assert response.status_code == 400
+    assert not Subscriber.objects.get(email="sam@example.com").is_active
+
+
+def test_one_click_unsubscribe_works_without_a_session_or_csrf_token(client):
+    client.post("/en/newsletter/", {"email": "sam@example.com"})
+    client.get(_link(mail.outbox[0], "confirm"))
+    assert newsletter_send(subject="New guide", body="Guide 6 is out.", language="en") == 1
+    issue = mail.outbox[-1]
+    unsubscribe = re.search(r"<http://127\.0\.0\.1:8000([^>]+)>", issue.extra_headers["List-Unsubscribe"]).group(1)
+    assert issue.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    from django.test import Client
+
+    response = Client(enforce_csrf_checks=True).post(unsubscribe, {"List-Unsubscribe": "One-Click"})
+    assert response.status_code == 200
+    assert Subscriber.objects.get(email="sam@example.com").unsubscribed_at is not None
+    assert newsletter_send(subject="Another", body="x", language="en") == 0
+
+
+def test_the_unsubscribe_link_asks_before_acting_on_get(client):
+    client.post("/en/newsletter/", {"email": "sam@example.com"})
+    client.get(_link(mail.outbox[0], "confirm"))
+    subscriber = Subscriber.objects.get(email="sam@example.com")
+    from course.services import unsubscribe_url
+
+    path = unsubscribe_url(subscriber).removeprefix("http://127.0.0.1:8000")
+    assert client.get(path).status_code == 200
+    assert Subscriber.objects.get(email="sam@example.com").is_active
+
+
+def test_subscribing_twice_does_not_reveal_that_the_address_exists(client):
+    first = client.post("/en/newsletter/", {"email": "sam@example.com"}, HTTP_HX_REQUEST="true")
+    second = client.post("/en/newsletter/", {"email": "sam@example.com"}, HTTP_HX_REQUEST="true")
+    assert first.status_code == second.status_code == 200
+    assert first.content == second.content
+    assert b"sam@example.com" not in second.content
+
+
+def test_an_invalid_address_gets_a_clear_400(client):
+    response = client.post("/en/newsletter/", {"email": "not-an-address"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400
+    assert "valid email address" in response.content.decode()
+    assert Subscriber.objects.count() == 0
+
+
+def test_subscribing_needs_the_csrf_token():
+    from django.test import Client
+
+    response = Client(enforce_csrf_checks=True).post("/en/newsletter/", {"email": "sam@example.com"})
+    assert response.status_code == 403
+    assert Subscriber.objects.count() == 0

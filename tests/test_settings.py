@@ -1,0 +1,67 @@
+"""Settings come from the environment and fail loudly on bad values; production passes check --deploy."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_int, env_list
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION_ENV = {
+    "SECRET_KEY": "k" * 20 + "-production-secret-from-the-environment-0123456789",
+    "HTTPS": "true",
+    "ALLOWED_HOSTS": "course.example.org",
+    "DEBUG": "false",
+}
+
+
+def test_booleans_accept_the_usual_spellings(monkeypatch):
+    monkeypatch.setenv("FLAG", "Yes")
+    assert env_bool("FLAG") is True
+    monkeypatch.setenv("FLAG", "0")
+    assert env_bool("FLAG", True) is False
+
+
+def test_a_bad_boolean_or_integer_fails_loudly(monkeypatch):
+    monkeypatch.setenv("FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="FLAG"):
+        env_bool("FLAG")
+    monkeypatch.setenv("COUNT", "ten")
+    with pytest.raises(ImproperlyConfigured, match="COUNT"):
+        env_int("COUNT", 1)
+
+
+def test_lists_are_comma_separated(monkeypatch):
+    monkeypatch.setenv("HOSTS", "a.example, b.example,,")
+    assert env_list("HOSTS", []) == ["a.example", "b.example"]
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    import os
+
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True)
+
+
+def test_production_settings_pass_the_deployment_checklist(tmp_path):
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", STATE_DIR=str(tmp_path), **PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DEBUG", "perhaps", "DEBUG must be one of"),
+        ("DATABASE_URL", "nonsense://x", "DATABASE_URL"),
+        ("REDIS_URL", "http://localhost", "REDIS_URL must start with"),
+        ("SECRET_KEY", "short", "SECRET_KEY must be at least 50"),
+    ],
+)
+def test_bad_settings_stop_the_site_with_a_clear_message(tmp_path, name, value, message):
+    result = _manage("check", STATE_DIR=str(tmp_path), **{name: value})
+    assert result.returncode != 0
+    assert message in result.stderr
