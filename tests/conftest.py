@@ -143,3 +143,12 @@ def synced_content(db):
     from course.services import guides_sync
 
     guides_sync()
+
+
+def pytest_configure(config):
+    """Tests serve static files from the source folders (the live server's static handler uses the
+    finders), so names must not be the hashed ones of the production manifest storage."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }

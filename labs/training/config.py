@@ -227,7 +227,7 @@ def _learning_rate(value: Any) -> float:
     low, high = LEARNING_RATE_RANGE
     number = _to_float(value)
     if number is None or not low <= number <= high:
-        raise _FieldError(f"learning_rate must be a number from {low:g} to {high:g}; got {_show(value)}.")
+        raise _FieldError(f"learning_rate must be a number from {low:.5f} to {high:g}; got {_show(value)}.")
     return number
 
 
