@@ -21,7 +21,9 @@ def language_redirect(request: HttpRequest) -> HttpResponse:
 
 
 def _published_pages(language: str):
-    return GuidePage.objects.filter(language=language, guide__is_published=True).select_related("guide")
+    """Titles and summaries of the course in one language; the heavy text columns stay in the DB."""
+    pages = GuidePage.objects.filter(language=language, guide__is_published=True).select_related("guide")
+    return pages.defer("body_markdown", "body_html", "plain_text", "toc")
 
 
 @require_GET
@@ -41,7 +43,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     index = next((i for i, p in enumerate(pages) if p.guide.slug == slug), None)
     if index is None:
         raise Http404
-    page = pages[index]
+    page = GuidePage.objects.select_related("guide").get(pk=pages[index].pk)
     if request.user.is_authenticated:
         GuideRead.objects.update_or_create(user=request.user, guide=page.guide)
     related = [p for p in pages if p.guide.slug in page.guide.related]
