@@ -67,6 +67,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.ContentSecurityPolicyMiddleware",
+    "django_ratelimit.middleware.RatelimitMiddleware",  # answers blocked requests with RATELIMIT_VIEW (429)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -240,3 +241,13 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}},
 }
 CSRF_FAILURE_VIEW = "config.views.csrf_failure"
+
+# Quizzes
+QUIZ_EXAM_QUESTIONS = env_int("QUIZ_EXAM_QUESTIONS", 15)  # questions drawn from the bank per exam attempt
+QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait after finishing an exam attempt
+QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
+QUIZ_ANSWER_RATE = env_str("QUIZ_ANSWER_RATE", "30/m")  # answer submissions per client (django-ratelimit rate)
+QUIZ_START_RATE = env_str("QUIZ_START_RATE", "30/h")  # attempts started per IP address
+CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
+# Ed25519 signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
+CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))

@@ -1,1 +1,12 @@
-urlpatterns = []
+"""API routes, included at the site root (no language prefix)."""
+
+from django.urls import path
+
+from . import api
+
+app_name = "quizzes_api"
+urlpatterns = [
+    path("api/certificates/<str:certificate_id>", api.certificate, name="certificate"),
+    path(".well-known/jwks.json", api.jwks, name="jwks"),
+    path("api/openapi.json", api.openapi_document, name="openapi"),
+]

@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class QuizzesConfig(AppConfig):
     name = "quizzes"
     verbose_name = _("Quizzes and certificates")
+
+    def ready(self) -> None:
+        from . import signals  # noqa: F401  (connects the login receiver)

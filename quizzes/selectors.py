@@ -1,2 +1,124 @@
+"""Queries and the read-only shapes the quiz templates show."""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import formats
+from django.utils.translation import get_language
+
+from . import grading
+from .models import Answer, Attempt, Certificate, Question, Quiz
+
+SESSION_KEY = "quiz_attempts"  # attempt keys of this browser, claimed by the learner on login
+
+
+def attempts_of(*, user, keys: list[str]) -> QuerySet:
+    """The attempts a visitor may see: a learner's own, or this browser's before logging in."""
+    if user.is_authenticated:
+        return Attempt.objects.filter(user=user)
+    return Attempt.objects.filter(user__isnull=True, key__in=keys)
+
+
+def published_quizzes() -> QuerySet:
+    return Quiz.objects.filter(is_published=True)
+
+
+@dataclass
+class OptionItem:
+    position: int
+    text: str
+    chosen: bool = False
+    is_key: bool = False  # set only once the attempt is finished
+    rank: int = 0  # ordering: the place the learner gave this step (or the place it is shown at)
+
+
+@dataclass
+class QuestionItem:
+    number: int
+    total: int
+    type: str
+    prompt: str
+    options: list[OptionItem] = field(default_factory=list)
+    answer: Answer | None = None
+    value: str = ""  # numeric answer as typed back, or the order the learner gave
+    hint: str = ""
+    explanation: str = ""
+    key_text: str = ""  # the right number, or the right order, once finished
+    error: str = ""
+
+
+def _number(value: float) -> str:
+    return formats.number_format(Decimal(f"{value:g}"), use_l10n=True)
+
+
+def question_item(
+    attempt: Attempt, number: int, question: Question, answer: Answer | None, language: str, error: str = ""
+) -> QuestionItem:
+    """What the page shows for one question. Before it is answered: prompt and shuffled options only."""
+    texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
+    shown = attempt.layout.get(str(question.pk), [])
+    item = QuestionItem(number, attempt.total, question.type, question.prompt.get(language) or question.prompt["en"])
+    item.error = error
+    response = answer.response if answer else None
+    reveal = attempt.is_finished
+    key = grading.correct_response(question) if reveal else None
+    for position, option_id in enumerate(shown, start=1):
+        option = OptionItem(position, texts.get(option_id, ""), rank=position)
+        if question.type == Question.Type.ORDERING and response:
+            option.rank = response.index(option_id) + 1 if option_id in response else position
+        elif response is not None:
+            option.chosen = option_id == response or (isinstance(response, list) and option_id in response)
+        if reveal and question.type != Question.Type.ORDERING:
+            option.is_key = option_id == key or (isinstance(key, list) and option_id in key)
+        item.options.append(option)
+    if answer is None and not reveal:
+        return item
+    item.answer = answer
+    item.explanation = question.explanation.get(language) or question.explanation["en"]
+    if answer is not None and not answer.is_correct:
+        item.hint = question.hint.get(language) or question.hint["en"]
+    if question.type == Question.Type.NUMERIC:
+        item.value = _number(response) if response is not None else ""
+        item.key_text = _number(key) if reveal else ""
+    elif question.type == Question.Type.ORDERING:
+        item.value = " → ".join(texts.get(i, "") for i in response) if response else ""
+        item.key_text = " → ".join(texts.get(i, "") for i in key) if reveal else ""
+    return item
+
+
+def attempt_items(attempt: Attempt, language: str, errors: dict[int, str] | None = None) -> list[QuestionItem]:
+    questions = Question.objects.in_bulk(attempt.question_ids)
+    answers = {a.question_id: a for a in attempt.answers.all()}
+    return [
+        question_item(attempt, number, questions[pk], answers.get(pk), language, (errors or {}).get(number, ""))
+        for number, pk in enumerate(attempt.question_ids, start=1)
+    ]
+
+
+def best_attempts(attempts: QuerySet) -> dict[int, Attempt]:
+    """The best finished attempt per quiz id (highest score, then the most recent)."""
+    best: dict[int, Attempt] = {}
+    for attempt in attempts.filter(finished_at__isnull=False).select_related("quiz").order_by("-finished_at"):
+        current = best.get(attempt.quiz_id)
+        if current is None or attempt.score_percent > current.score_percent:
+            best[attempt.quiz_id] = attempt
+    return best
+
+
+def attempt_url(attempt: Attempt) -> str:
+    return reverse("quizzes:attempt", args=[attempt.quiz.slug, attempt.key])
+
+
+def result_url(attempt: Attempt) -> str:
+    return reverse("quizzes:result", args=[attempt.quiz.slug, attempt.key])
+
+
 def dashboard_context(user) -> dict:
-    return {}
+    """Merged into the learner dashboard: best results per quiz and the learner's certificates."""
+    attempts = Attempt.objects.filter(user=user)
+    best = sorted(best_attempts(attempts).values(), key=lambda a: (a.quiz.is_exam, a.quiz.position, a.quiz.slug))
+    results = [{"attempt": a, "title": a.quiz.title_in(get_language())} for a in best]
+    certificates = list(Certificate.objects.filter(user=user).select_related("superseded_by"))
+    return {"quiz_results": results, "certificates": certificates}

@@ -1,2 +1,313 @@
+"""Quiz and certificate workflows: content sync, attempts, grading, issue, revoke, reissue."""
+
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.http import QueryDict
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.services import profile_for
+from course.models import Guide
+
+from . import credentials, grading
+from .content import QuizSource, load_all_quizzes
+from .models import Answer, Attempt, Certificate, Question, Quiz
+
+LANGUAGES = [code for code, _name in settings.LANGUAGES]
+NAME_MAX_LENGTH = 120
+
+
+class QuizError(Exception):
+    """A request the rules refuse; `message` is shown to the learner, `status` is the HTTP status."""
+
+    status = 400
+
+    def __init__(self, message: str, *, available_at: datetime | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.available_at = available_at
+
+
+class InvalidAnswer(QuizError):
+    status = 400
+
+
+class QuestionNotFound(QuizError):
+    status = 404
+
+
+class AlreadyAnswered(QuizError):
+    status = 409
+
+
+class AttemptClosed(QuizError):
+    status = 409
+
+
+class LimitReached(QuizError):
+    status = 429
+
+
+class NotEligible(QuizError):
+    status = 403
+
+
+# Content ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def quizzes_sync(*, content_dir: Path | None = None) -> dict[str, int]:
+    """Loads every quiz file; quizzes whose file is gone are unpublished, removed questions retired."""
+    sources = load_all_quizzes(content_dir or settings.CONTENT_DIR, LANGUAGES)
+    counts = {"created": 0, "updated": 0, "unchanged": 0, "unpublished": 0}
+    for source in sources.values():
+        counts[_sync_quiz(source)] += 1
+    stale = Quiz.objects.exclude(slug__in=sources.keys()).filter(is_published=True)
+    counts["unpublished"] = stale.update(is_published=False)
+    return counts
+
+
+def _sync_quiz(source: QuizSource) -> str:
+    quiz = Quiz.objects.filter(slug=source.slug).first()
+    if quiz and quiz.source_hash == source.source_hash and quiz.is_published:
+        return "unchanged"
+    guide = None if source.is_exam else Guide.objects.filter(slug=source.slug).first()
+    created = quiz is None
+    quiz = quiz or Quiz(slug=source.slug)
+    quiz.is_exam = source.is_exam
+    quiz.guide = guide
+    quiz.title = source.title
+    quiz.position = guide.order if guide else 0
+    quiz.is_published = True
+    quiz.source_hash = source.source_hash
+    quiz.save()
+    for position, q in enumerate(source.questions):
+        options = [{"id": o.id, "text": o.text, "correct": o.correct} for o in q.options]
+        Question.objects.update_or_create(
+            quiz=quiz,
+            key=q.id,
+            defaults={
+                "type": q.type,
+                "position": position,
+                "prompt": q.prompt,
+                "hint": q.hint,
+                "explanation": q.explanation,
+                "options": options,
+                "answer": q.answer,
+                "tolerance": q.tolerance,
+                "is_active": True,
+            },
+        )
+    quiz.questions.exclude(key__in=[q.id for q in source.questions]).update(is_active=False)
+    return "created" if created else "updated"
+
+
 def quizzes_sync_summary() -> str:
-    return "Quizzes: none yet"
+    counts = quizzes_sync()
+    return "Quizzes: " + ", ".join(f"{value} {key}" for key, value in counts.items())
+
+
+# Attempts --------------------------------------------------------------------------------------
+
+
+def exam_available_at(*, attempts: QuerySet, now: datetime) -> datetime | None:
+    """When the learner behind `attempts` may start another exam attempt, or None for now."""
+    exam_attempts = attempts.filter(quiz__is_exam=True)
+    waits = []
+    last = exam_attempts.filter(finished_at__isnull=False).order_by("-finished_at").first()
+    if last:
+        waits.append(last.finished_at + timedelta(minutes=settings.QUIZ_EXAM_COOLDOWN_MINUTES))
+    recent = list(exam_attempts.filter(started_at__gt=now - timedelta(days=1)).order_by("-started_at"))
+    limit = settings.QUIZ_EXAM_DAILY_LIMIT
+    if len(recent) >= limit:
+        # The window frees up when the limit-th most recent start leaves the last 24 hours.
+        waits.append(recent[limit - 1].started_at + timedelta(days=1))
+    later = [moment for moment in waits if moment > now]
+    return max(later) if later else None
+
+
+@transaction.atomic
+def attempt_start(
+    *, quiz: Quiz, user: User | None, owned: QuerySet, language: str, now: datetime | None = None
+) -> Attempt:
+    """Resumes the learner's unfinished attempt, or draws a new one within the exam limits."""
+    now = now or timezone.now()
+    if user is not None:
+        User.objects.select_for_update().filter(pk=user.pk).first()  # one start at a time per learner
+    unfinished = owned.filter(quiz=quiz, finished_at__isnull=True).first()
+    if unfinished:
+        return unfinished
+    if quiz.is_exam:
+        available_at = exam_available_at(attempts=owned, now=now)
+        if available_at:
+            raise LimitReached(
+                _("You can start the exam again later. This keeps the exam fair for everyone."),
+                available_at=available_at,
+            )
+    questions = list(quiz.questions.filter(is_active=True))
+    if not quiz.is_published or not questions:
+        raise NotEligible(_("This quiz is not available at the moment."))
+    rng = random.SystemRandom()
+    if quiz.is_exam:
+        questions = rng.sample(questions, min(settings.QUIZ_EXAM_QUESTIONS, len(questions)))
+    else:
+        rng.shuffle(questions)
+    layout = {str(q.pk): _shuffled_option_ids(q, rng) for q in questions if q.options}
+    return Attempt.objects.create(
+        quiz=quiz, user=user, language=language, question_ids=[q.pk for q in questions], layout=layout, started_at=now
+    )
+
+
+def _shuffled_option_ids(question: Question, rng: random.Random) -> list[str]:
+    ids = [o["id"] for o in question.options]
+    shown = ids[:]
+    rng.shuffle(shown)
+    # An ordering question shown already in the right order would give its answer away.
+    while question.type == Question.Type.ORDERING and shown == ids and len(ids) > 1:
+        rng.shuffle(shown)
+    return shown
+
+
+def attempt_question(attempt: Attempt, number: int) -> Question:
+    """The question at 1-based `number` in the attempt."""
+    if not 1 <= number <= attempt.total:
+        raise QuestionNotFound(_("This question is not part of your attempt."))
+    return Question.objects.get(pk=attempt.question_ids[number - 1])
+
+
+def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
+    """Grades one posted answer. Nothing changes when the post is refused."""
+    if attempt.is_finished:
+        raise AttemptClosed(_("This attempt is finished; its answers can no longer change."))
+    question = attempt_question(attempt, number)
+    if attempt.answers.filter(question=question).exists():
+        raise AlreadyAnswered(_("You have already answered this question."))
+    shown = attempt.layout.get(str(question.pk), [])
+    if sorted(shown) != sorted(o["id"] for o in question.options):
+        raise AttemptClosed(_("This question was updated after you started. Please start a new attempt."))
+    try:
+        response = grading.parse_response(question, shown, data)
+    except grading.InvalidAnswer as exc:
+        raise InvalidAnswer(str(exc)) from None
+    try:
+        with transaction.atomic():
+            return Answer.objects.create(
+                attempt=attempt, question=question, response=response, is_correct=grading.is_correct(question, response)
+            )
+    except IntegrityError:  # the same answer posted twice at once: the first one counts
+        raise AlreadyAnswered(_("You have already answered this question.")) from None
+
+
+def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
+    """Scores the attempt (unanswered questions count as wrong). Finishing twice changes nothing."""
+    correct = attempt.answers.filter(is_correct=True).count()
+    passed = attempt.total > 0 and correct / attempt.total >= settings.QUIZ_PASS_MARK - 1e-9
+    Attempt.objects.filter(pk=attempt.pk, finished_at__isnull=True).update(
+        finished_at=now or timezone.now(), correct_count=correct, passed=passed
+    )
+    attempt.refresh_from_db()
+    return attempt
+
+
+def attempts_claim(*, user: User, keys: list[str]) -> int:
+    """Attempts made in this browser before logging in become the learner's."""
+    return Attempt.objects.filter(key__in=keys, user__isnull=True).update(user=user)
+
+
+# Certificates ----------------------------------------------------------------------------------
+
+
+def score_band(percent: int) -> str:
+    """A ten-point band such as "80–89%", so the certificate does not publish the exact score."""
+    low = min(90, percent // 10 * 10)
+    return f"{low}–{100 if low == 90 else low + 9}%"
+
+
+def _sign_and_save(certificate: Certificate) -> Certificate:
+    certificate.kid, certificate.credential = credentials.credential_sign(certificate)
+    certificate.save()
+    return certificate
+
+
+@transaction.atomic
+def certificate_issue(*, attempt: Attempt, user: User, now: datetime | None = None) -> Certificate:
+    """The learner's certificate for a passed exam attempt (the existing one if they hold one)."""
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    if not (attempt.quiz.is_exam and attempt.passed and attempt.user_id == user.pk):
+        raise NotEligible(_("Only a passed final exam of your own earns a certificate."))
+    name = profile_for(user).full_name.strip()
+    if not name:
+        raise NotEligible(_("Add your full name to your profile first: it is printed on the certificate."))
+    existing = Certificate.objects.filter(user=user, revoked_at__isnull=True, superseded_by__isnull=True).first()
+    if existing:
+        return existing
+    if attempt.certificates.exists():
+        raise NotEligible(_("The certificate for this attempt was revoked. Pass the exam again to earn a new one."))
+    return _sign_and_save(
+        Certificate(
+            user=user,
+            attempt=attempt,
+            name=name,
+            language=attempt.language,
+            score_percent=attempt.score_percent,
+            score_band=score_band(attempt.score_percent),
+            issued_at=now or timezone.now(),
+        )
+    )
+
+
+def certificate_revoke(*, certificate: Certificate, reason: str, now: datetime | None = None) -> bool:
+    """Revokes with a reason shown publicly. Returns False when it was already revoked."""
+    reason = reason.strip()
+    if not reason:
+        raise ValueError("a revocation needs a reason")
+    updated = Certificate.objects.filter(pk=certificate.pk, revoked_at__isnull=True).update(
+        revoked_at=now or timezone.now(), revocation_reason=reason
+    )
+    certificate.refresh_from_db()
+    return updated == 1
+
+
+def name_correction_used(user: User) -> bool:
+    return Certificate.objects.filter(user=user, is_name_correction=True).exists()
+
+
+@transaction.atomic
+def certificate_correct_name(
+    *, certificate: Certificate, user: User, name: str, now: datetime | None = None
+) -> Certificate:
+    """Reissues under a new ID with the corrected name (once per learner); the old one is superseded."""
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    certificate.refresh_from_db()
+    name = " ".join(name.split())
+    if certificate.user_id != user.pk or not certificate.is_valid:
+        raise NotEligible(_("Only your own valid certificate can be corrected."))
+    if name_correction_used(user):
+        raise NotEligible(_("You have already corrected your name once. Please contact us for further changes."))
+    if not name or len(name) > NAME_MAX_LENGTH:
+        raise InvalidAnswer(_("Enter your full name (at most 120 characters)."))
+    if name == certificate.name:
+        raise InvalidAnswer(_("This is the name already on the certificate."))
+    replacement = _sign_and_save(
+        Certificate(
+            user=user,
+            attempt=certificate.attempt,
+            name=name,
+            language=certificate.language,
+            score_percent=certificate.score_percent,
+            score_band=certificate.score_band,
+            issued_at=now or timezone.now(),
+            is_name_correction=True,
+        )
+    )
+    Certificate.objects.filter(pk=certificate.pk).update(superseded_by=replacement)
+    profile = profile_for(user)
+    profile.full_name = name
+    profile.save(update_fields=["full_name"])
+    return replacement

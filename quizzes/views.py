@@ -1,10 +1,168 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_ratelimit.decorators import ratelimit
+
+from accounts.services import profile_for
+
+from . import selectors, services
+from .models import Attempt, Quiz
+
+SESSION_KEY = selectors.SESSION_KEY
+SESSION_MAX_ATTEMPTS = 50
 
 
+def _setting_rate(name: str):
+    """A django-ratelimit rate read from settings on each request (operators and tests change it)."""
+    return lambda group, request: getattr(settings, name)
+
+
+def _owned(request: HttpRequest):
+    return selectors.attempts_of(user=request.user, keys=request.session.get(SESSION_KEY, []))
+
+
+def _attempt_or_404(request: HttpRequest, slug: str, key: str) -> Attempt:
+    attempt = _owned(request).filter(quiz__slug=slug, key=key).select_related("quiz").first()
+    if attempt is None:
+        raise Http404
+    return attempt
+
+
+def _remember(request: HttpRequest, attempt: Attempt) -> None:
+    keys = [k for k in request.session.get(SESSION_KEY, []) if k != attempt.key]
+    request.session[SESSION_KEY] = (keys + [attempt.key])[-SESSION_MAX_ATTEMPTS:]
+
+
+@require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "error.html", {"title": "Quizzes", "message": "Quizzes are being built."})
+    best = selectors.best_attempts(_owned(request))
+    quizzes = [(quiz, quiz.title_in(get_language()), best.get(quiz.pk)) for quiz in selectors.published_quizzes()]
+    return render(request, "quizzes/index.html", {"quizzes": quizzes})
 
 
+def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at=None) -> HttpResponse:
+    owned = _owned(request).filter(quiz=quiz)
+    if quiz.is_exam and available_at is None:
+        available_at = services.exam_available_at(attempts=_owned(request), now=timezone.now())
+    context = {
+        "quiz": quiz,
+        "title": quiz.title_in(get_language()),
+        "question_count": settings.QUIZ_EXAM_QUESTIONS
+        if quiz.is_exam
+        else quiz.questions.filter(is_active=True).count(),
+        "unfinished": owned.filter(finished_at__isnull=True).first(),
+        "finished": owned.filter(finished_at__isnull=False)[:10],
+        "available_at": available_at,
+        "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
+        "cooldown_minutes": settings.QUIZ_EXAM_COOLDOWN_MINUTES,
+        "daily_limit": settings.QUIZ_EXAM_DAILY_LIMIT,
+    }
+    return render(request, "quizzes/quiz.html", context, status=status)
+
+
+@require_GET
 def quiz(request: HttpRequest, slug: str) -> HttpResponse:
-    return index(request)
+    return _quiz_page(request, get_object_or_404(selectors.published_quizzes(), slug=slug))
+
+
+@require_POST
+@ratelimit(key="ip", rate=_setting_rate("QUIZ_START_RATE"), block=True)
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = get_object_or_404(selectors.published_quizzes(), slug=slug)
+    user = request.user if request.user.is_authenticated else None
+    try:
+        attempt = services.attempt_start(quiz=quiz, user=user, owned=_owned(request), language=get_language())
+    except services.QuizError as exc:
+        messages.error(request, exc.message)
+        return _quiz_page(request, quiz, status=exc.status, available_at=exc.available_at)
+    _remember(request, attempt)
+    return redirect(selectors.attempt_url(attempt))
+
+
+def _attempt_page(request: HttpRequest, attempt: Attempt, errors=None, status: int = 200) -> HttpResponse:
+    items = selectors.attempt_items(attempt, get_language(), errors)
+    context = {"attempt": attempt, "title": attempt.quiz.title_in(get_language()), "items": items}
+    context["answered"] = sum(1 for item in items if item.answer)
+    return render(request, "quizzes/attempt.html", context, status=status)
+
+
+@require_GET
+def attempt(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    attempt = _attempt_or_404(request, slug, key)
+    if attempt.is_finished:
+        return redirect(selectors.result_url(attempt))
+    return _attempt_page(request, attempt)
+
+
+def _question_fragment(request: HttpRequest, attempt: Attempt, number: int, error: str = "", status: int = 200):
+    """The question's card, plus the progress line swapped out of band."""
+    question = services.attempt_question(attempt, number)
+    answer = attempt.answers.filter(question=question).first()
+    item = selectors.question_item(attempt, number, question, answer, get_language(), error)
+    context = {"attempt": attempt, "item": item, "answered": attempt.answers.count(), "oob": True}
+    html = render_to_string("quizzes/attempt.html#question", context, request)
+    html += render_to_string("quizzes/attempt.html#progress", context, request)
+    return HttpResponse(html, status=status)
+
+
+@require_POST
+@ratelimit(key="user_or_ip", rate=_setting_rate("QUIZ_ANSWER_RATE"), block=True)
+def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
+    attempt = _attempt_or_404(request, slug, key)
+    try:
+        services.attempt_answer(attempt=attempt, number=number, data=request.POST)
+    except services.QuestionNotFound:
+        raise Http404 from None
+    except services.QuizError as exc:
+        if request.htmx:
+            return _question_fragment(request, attempt, number, exc.message, exc.status)
+        attempt.refresh_from_db()
+        return _attempt_page(request, attempt, {number: exc.message}, exc.status)
+    if request.htmx:
+        return _question_fragment(request, attempt, number)
+    return redirect(f"{selectors.attempt_url(attempt)}#q{number}")
+
+
+@require_POST
+def finish(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    attempt = services.attempt_finish(attempt=_attempt_or_404(request, slug, key))
+    return redirect(selectors.result_url(attempt))
+
+
+@require_GET
+def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    attempt = _attempt_or_404(request, slug, key)
+    if not attempt.is_finished:
+        return redirect(selectors.attempt_url(attempt))
+    context = {
+        "attempt": attempt,
+        "title": attempt.quiz.title_in(get_language()),
+        "items": selectors.attempt_items(attempt, get_language()),
+        "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
+        "certificate_name": profile_for(request.user).full_name if request.user.is_authenticated else "",
+        "certificate": attempt.certificates.filter(revoked_at=None, superseded_by=None).first(),
+    }
+    return render(request, "quizzes/result.html", context)
+
+
+@login_required
+@require_POST
+@ratelimit(key="user", rate="10/h", block=True)
+def claim(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    attempt = _attempt_or_404(request, slug, key)
+    try:
+        certificate = services.certificate_issue(attempt=attempt, user=request.user)
+    except services.NotEligible as exc:
+        messages.error(request, exc.message)
+        if not profile_for(request.user).full_name.strip():
+            return redirect("accounts:profile")
+        return redirect(selectors.result_url(attempt))
+    messages.success(request, _("Your certificate is ready."))
+    return redirect("certificates:verify", certificate.display_id)

@@ -34,6 +34,15 @@ def clean_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A request to /hi/ or /fr/ activates that language in this thread; do not leak it."""
+    yield
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+
+
 def database_url_for_subprocess() -> str:
     """The URL of the database the tests are using right now (the test database)."""
     s = connection.settings_dict

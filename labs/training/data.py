@@ -20,7 +20,7 @@ VOCAB_SIZE = 2 + NUM_SYMBOLS
 MIN_LEN, MAX_LEN = 4, 64  # tokens per sequence including BOS
 MAX_STRIDE = 5
 LM_TRAIN_SEQUENCES = 4096
-LM_VAL_SEQUENCES = 256
+LM_VAL_SEQUENCES = 128
 LM_VAL_SEED = 1_000_003  # validation is the same for every run, so runs compare
 
 DIGITS_VAL = 360  # 1,797 images -> 1,437 train / 360 validation

@@ -12,10 +12,19 @@ Loss scalings (what each micro-batch backpropagates):
   the same as "mean" when every micro-batch holds the same number of items.
 The logged loss is always the real mean loss over the window, whatever the scaling.
 
+Curve points, one per optimizer step: {step, loss, grad_norm (before clipping),
+lr, samples, tokens (tiny-lm, else None), seconds}. Validation points {step,
+loss, accuracy} every max(1, steps // 10) steps and after the last step.
+
 Cancellation: ``should_stop()`` is checked before every step; when it returns
 True the run ends and a RunResult with status "cancelled" holding the steps done
-so far is returned (nothing is raised). A non-finite loss ends the run with
-status "diverged". Otherwise the status is "finished".
+so far is returned (nothing is raised; no final validation is run). A
+non-finite loss ends the run with status "diverged" (its point has loss None).
+Otherwise the status is "finished".
+
+Determinism: the seed fixes model initialization and data order (which does not
+depend on N, so N = 1 and N = 4 see the same windows). On the CPU a seed gives
+the same curve bit for bit; on CUDA some kernels may differ in the last bits.
 """
 
 from __future__ import annotations
@@ -58,7 +67,9 @@ class RunResult:
     code_version: str
     dtype: str
     parameter_count: int
-    wall_seconds: float
+    wall_seconds: float  # the whole loop, validation and first-step metrics included
+    validation_seconds: float  # of which validation passes
+    metrics_seconds: float  # of which the full-batch reference gradient (first step)
     samples_per_second: float
     tokens_per_second: float | None
     peak_activation_bytes: int | None
@@ -117,9 +128,7 @@ def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer
 
 def loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Summed cross-entropy over samples (digits) or non-padding tokens (tiny-lm)."""
-    return F.cross_entropy(
-        logits.flatten(0, -2), targets.flatten(), reduction="sum", ignore_index=IGNORE_INDEX
-    )
+    return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction="sum", ignore_index=IGNORE_INDEX)
 
 
 class Feed:
@@ -146,9 +155,21 @@ class Feed:
             self.window_count = [n * m] * config.steps
 
     def micro(self, step: int, j: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """Micro-batch j of a window as its own tensors (used where memory is measured)."""
         index = self.windows[step, j * self.m : (j + 1) * self.m]
         width = self.micro_width[step][j] if self.sequence else None
         return self._take(index, width) + (self.micro_count[step][j],)
+
+    def split(self, step: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """All micro-batches of a window: one gather, then views (cheaper than N gathers)."""
+        if not self.sequence:
+            x, y = self._take(self.windows[step], None)
+            return x.split(self.m), y.split(self.m)
+        x, y = self._take(self.windows[step], self.window_width[step])
+        m, widths = self.m, self.micro_width[step]
+        xs = [x[j * m : (j + 1) * m, :w] for j, w in enumerate(widths)]
+        ys = [y[j * m : (j + 1) * m, :w] for j, w in enumerate(widths)]
+        return xs, ys
 
     def window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
         width = self.window_width[step] if self.sequence else None
@@ -162,65 +183,76 @@ class Feed:
 
 
 class _Run:
-    def __init__(self, config: RunConfig, model: nn.Module, data: TaskData, device: torch.device,
-                 dtype: torch.dtype) -> None:
+    def __init__(
+        self, config: RunConfig, model: nn.Module, data: TaskData, device: torch.device, dtype: torch.dtype
+    ) -> None:
         self.config, self.model, self.data = config, model, data
         self.device, self.dtype = device, dtype
         self.params = [p for p in model.parameters()]
         self.optimizer = make_optimizer(config, model)
         self.feed = Feed(data, config, device, dtype)
-        self.val = (
-            data.val_x.to(device=device, dtype=dtype if data.val_x.is_floating_point() else data.val_x.dtype),
-            data.val_y.to(device),
-        )
+        self.val_chunks, self.val_count = validation_batches(data, device, dtype)
         self.eval_every = max(1, config.steps // 10)
         self.meter: ActivationMeter | None = None
         self.grad_error: float | None = None
+        self.validation_seconds = 0.0
+        self.metrics_seconds = 0.0
 
     # One window --------------------------------------------------------------
 
-    def _divisor(self, step: int, count: int) -> int:
-        scaling, n = self.config.loss_scaling, self.feed.n
-        if scaling == "mean":
-            return self.feed.window_count[step]
-        if scaling == "sum":
-            return count
-        return count * n  # mean_of_micro_means
+    def _divisors(self, step: int) -> list[int]:
+        """What each micro-batch's summed loss is divided by before backward."""
+        counts, n = self.feed.micro_count[step], self.feed.n
+        if self.config.loss_scaling == "mean":
+            return [self.feed.window_count[step]] * n
+        if self.config.loss_scaling == "sum":
+            return counts  # each micro-batch's own mean, never divided by N
+        return [count * n for count in counts]  # mean_of_micro_means
 
     def _window(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Accumulate one window and step; returns (mean window loss, grad norm) as tensors."""
+        """Accumulate one window and step; returns (mean window loss, grad norm) as tensors.
+        This is the hot path: no host syncs, no per-micro-batch bookkeeping."""
         self.optimizer.zero_grad(set_to_none=True)
-        first = step == 0
-        if first:
-            reference = self._full_batch_gradients()
-            if self.device.type == "cuda":
-                # Existing gradients are accumulated into in place, so allocating
-                # them now keeps them out of the activation measurement.
-                for p in self.params:
-                    p.grad = torch.zeros_like(p)
-            self.meter = ActivationMeter(self.model, self.device)
+        xs, ys = self.feed.split(step)
         total = None
-        for j in range(self.feed.n):
-            x, y, count = self.feed.micro(step, j)
-            if first:
-                with self.meter.track():
-                    summed = self._micro_backward(x, y, step, count)
-            else:
-                summed = self._micro_backward(x, y, step, count)
-            total = summed if total is None else total + summed
-        grads = [p.grad for p in self.params if p.grad is not None]
-        norm = torch.nn.utils.get_total_norm(grads)
-        if first:
-            self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
-        if self.config.grad_clip is not None:
-            torch.nn.utils.clip_grads_with_norm_(grads, self.config.grad_clip, norm)
-        self.optimizer.step()
-        return total / self.feed.window_count[step], norm
+        for x, y, divisor in zip(xs, ys, self._divisors(step), strict=True):
+            summed = loss_sum(self.model(x), y)
+            (summed / divisor).backward()
+            total = summed.detach() if total is None else total + summed.detach()
+        return total / self.feed.window_count[step], self._clip_and_step()
 
-    def _micro_backward(self, x: torch.Tensor, y: torch.Tensor, step: int, count: int) -> torch.Tensor:
-        summed = loss_sum(self.model(x), y)
-        (summed / self._divisor(step, count)).backward()
-        return summed.detach()
+    def _first_window(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Window 0, measured: activation memory of each micro-batch and the
+        accumulated gradient against the full-batch one."""
+        self.optimizer.zero_grad(set_to_none=True)
+        started = time.perf_counter()
+        reference = self._full_batch_gradients()
+        self.metrics_seconds += time.perf_counter() - started
+        if self.device.type == "cuda":
+            # Backward accumulates into existing gradients in place, so allocating
+            # them now keeps them out of the activation measurement (0 + g == g).
+            for p in self.params:
+                p.grad = torch.zeros_like(p)
+        self.meter = ActivationMeter(self.model, self.device)
+        total = None
+        for j, divisor in enumerate(self._divisors(0)):
+            x, y, _ = self.feed.micro(0, j)  # own tensors: a view would count the whole window
+            with self.meter.track():
+                summed = loss_sum(self.model(x), y)
+                (summed / divisor).backward()
+            total = summed.detach() if total is None else total + summed.detach()
+        started = time.perf_counter()
+        self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
+        self.metrics_seconds += time.perf_counter() - started
+        return total / self.feed.window_count[0], self._clip_and_step()
+
+    def _clip_and_step(self) -> torch.Tensor:
+        """Norm of the accumulated gradient (returned, before clipping), clip, step."""
+        norm = _total_norm([p.grad for p in self.params if p.grad is not None])
+        if self.config.grad_clip is not None:
+            torch.nn.utils.clip_grads_with_norm_(self.params, self.config.grad_clip, norm)
+        self.optimizer.step()
+        return norm
 
     def _full_batch_gradients(self) -> list[torch.Tensor | None]:
         """Gradient of the correct window loss on a copy of the model in its
@@ -230,24 +262,32 @@ class _Run:
         (loss_sum(twin(x), y) / count).backward()
         return [p.grad for p in twin.parameters()]
 
+    def _read(self, loss: torch.Tensor, norm: torch.Tensor) -> tuple[float, float]:
+        if self.device.type == "cpu":
+            return loss.item(), norm.item()  # no sync to save on the CPU; stacking costs more
+        values = torch.stack([loss, norm.to(loss.dtype)]).tolist()  # one device sync per step
+        return values[0], values[1]
+
     # Validation ----------------------------------------------------------------
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def _evaluate(self) -> tuple[float, float]:
+        """Mean loss and accuracy (per token for tiny-lm) on the validation set."""
         self.model.eval()  # BatchNorm uses its running statistics
-        x, y = self.val
-        logits = self.model(x)
-        real = y != IGNORE_INDEX
-        correct = ((logits.argmax(-1) == y) & real).sum()
-        values = torch.stack([loss_sum(logits, y).double(), correct.double()]).tolist()
+        totals = torch.zeros(2, dtype=torch.float64, device=self.device)
+        for x, y in self.val_chunks:
+            logits = self.model(x)
+            correct = ((logits.argmax(-1) == y) & (y != IGNORE_INDEX)).sum()
+            totals += torch.stack([loss_sum(logits, y).double(), correct.double()])
         self.model.train()
-        count = int(real.sum())
-        return values[0] / count, values[1] / count
+        loss, correct = totals.tolist()  # one sync
+        return loss / self.val_count, correct / self.val_count
 
     # The run -------------------------------------------------------------------
 
-    def train(self, on_progress: ProgressCallback | None, should_stop: Callable[[], bool] | None,
-              keep_model: bool) -> RunResult:
+    def train(
+        self, on_progress: ProgressCallback | None, should_stop: Callable[[], bool] | None, keep_model: bool
+    ) -> RunResult:
         config = self.config
         curve: list[dict[str, Any]] = []
         validation: list[dict[str, Any]] = []
@@ -258,8 +298,7 @@ class _Run:
             if should_stop is not None and should_stop():
                 status = "cancelled"
                 break
-            loss_t, norm_t = self._window(step)
-            loss, norm = torch.stack([loss_t.detach(), norm_t.to(loss_t.dtype)]).tolist()  # one sync
+            loss, norm = self._read(*(self._window(step) if step else self._first_window()))
             samples += config.effective_batch_size
             if self.feed.sequence:
                 tokens += self.feed.window_count[step]
@@ -285,11 +324,14 @@ class _Run:
         return self._result(status, curve, validation, samples, tokens, wall, keep_model)
 
     def _validation_point(self, step: int) -> dict[str, Any]:
+        started = time.perf_counter()
         loss, accuracy = self._evaluate()
+        self.validation_seconds += time.perf_counter() - started
         return {"step": step, "loss": _finite(loss), "accuracy": accuracy}
 
-    def _result(self, status: str, curve: list, validation: list, samples: int, tokens: int,
-                wall: float, keep_model: bool) -> RunResult:
+    def _result(
+        self, status: str, curve: list, validation: list, samples: int, tokens: int, wall: float, keep_model: bool
+    ) -> RunResult:
         last_val = validation[-1] if validation else {}
         return RunResult(
             config=self.config.to_dict(),
@@ -306,6 +348,8 @@ class _Run:
             dtype=str(self.dtype).removeprefix("torch."),
             parameter_count=sum(p.numel() for p in self.params),
             wall_seconds=wall,
+            validation_seconds=self.validation_seconds,
+            metrics_seconds=self.metrics_seconds,
             samples_per_second=samples / wall if wall > 0 else 0.0,
             tokens_per_second=(tokens / wall if wall > 0 else 0.0) if self.feed.sequence else None,
             peak_activation_bytes=self.meter.peak if self.meter else None,
@@ -313,6 +357,33 @@ class _Run:
             grad_equivalence_error=self.grad_error,
             model=self.model if keep_model else None,
         )
+
+
+def validation_batches(
+    data: TaskData, device: torch.device, dtype: torch.dtype, chunk: int = 32
+) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], int]:
+    """Validation batches on the device and the number of items they score.
+    Sequences are sorted by length and each chunk trimmed to its longest, which
+    skips most of the padding (the model is causal, so results are unchanged)."""
+    x = data.val_x.to(dtype=dtype) if data.val_x.is_floating_point() else data.val_x
+    if not data.is_sequence:
+        return [(x.to(device), data.val_y.to(device))], len(data.val_y)
+    order = torch.argsort(data.val_lengths, stable=True)
+    chunks = []
+    for index in order.split(chunk):
+        width = int(data.val_lengths[index].max())
+        chunks.append((x[index, :width].to(device), data.val_y[index, :width].to(device)))
+    return chunks, int(data.val_lengths.sum())
+
+
+def _total_norm(grads: list[torch.Tensor]) -> torch.Tensor:
+    """L2 norm of all gradients together. torch._foreach_norm is what
+    get_total_norm uses inside, without its grouping overhead (half the time on
+    tiny models); fall back to the public function if it ever disappears."""
+    foreach_norm = getattr(torch, "_foreach_norm", None)
+    if foreach_norm is None or not grads or len({(g.device, g.dtype) for g in grads}) > 1:
+        return torch.nn.utils.get_total_norm(grads)
+    return torch.linalg.vector_norm(torch.stack(foreach_norm(grads)))
 
 
 def _finite(value: float) -> float | None:

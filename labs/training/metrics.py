@@ -15,15 +15,15 @@ from torch import nn
 
 
 class ActivationMeter:
-    """Peak activation memory of micro-batches: parameters, gradients and
-    optimizer state excluded.
+    """Peak activation memory of micro-batches: parameters, buffers (BatchNorm
+    running statistics), gradients and optimizer state excluded.
 
     On CUDA: the allocator's peak during forward + backward minus what was
     allocated just before the forward (callers must make gradients exist
     beforehand, or their first allocation would be counted).
 
     Elsewhere: bytes of the distinct storages autograd saves for backward that are
-    not parameter storages, tracked live with saved-tensor hooks; a storage seen
+    not parameter or buffer storages, tracked live with saved-tensor hooks; a storage seen
     through several views counts once, and it leaves the total when the last
     saved reference to it is released (during backward).
     """
@@ -33,7 +33,8 @@ class ActivationMeter:
         self.cuda = device.type == "cuda"
         self.method = "cuda-allocator" if self.cuda else "saved-tensors"
         self.peak = 0
-        self._params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+        state = [*model.parameters(), *model.buffers()]
+        self._params = {t.untyped_storage().data_ptr() for t in state}
         self._live: dict[int, list[int]] = {}  # storage pointer -> [bytes, references]
         self._current = 0
 

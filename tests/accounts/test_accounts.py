@@ -14,10 +14,10 @@ pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-Passphrase-42"
 
 
-def _signup(client, **overrides):
+def _signup(client, language="hi", **overrides):
     data = {"username": "ravi", "email": "ravi@example.com", "full_name": "रवि कुमार",
             "password1": PASSWORD, "password2": PASSWORD, **overrides}
-    return client.post("/hi/accounts/signup/", data)
+    return client.post(f"/{language}/accounts/signup/", data)
 
 
 def test_signing_up_creates_the_account_with_its_certificate_name_and_logs_in(client):
@@ -35,7 +35,7 @@ def test_sign_up_errors_are_explained_and_nothing_is_created(client):
 
 
 def test_an_email_can_only_be_used_once(client, learner):
-    response = _signup(client, email="ASHA@example.com")
+    response = _signup(client, language="en", email="ASHA@example.com")
     assert response.status_code == 400
     assert "already exists" in response.content.decode()
 

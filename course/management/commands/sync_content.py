@@ -15,7 +15,10 @@ class Command(BaseCommand):
         summary = ", ".join(f"{value} {key}" for key, value in counts.items())
         self.stdout.write(self.style.SUCCESS(f"Guide pages: {summary}"))
         for hook in self._content_hooks():
-            self.stdout.write(self.style.SUCCESS(hook()))
+            try:
+                self.stdout.write(self.style.SUCCESS(hook()))
+            except ContentError as exc:
+                raise CommandError(str(exc)) from None
 
     def _content_hooks(self):
         """Other apps (quizzes) register their content loaders here."""

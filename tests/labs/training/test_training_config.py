@@ -39,8 +39,15 @@ def test_default_is_valid_and_round_trips():
 
 def test_strings_for_numbers_are_accepted():
     config, errors = validate_config(
-        settings(effective_batch_size=" 32 ", accumulation_steps="8", learning_rate="1e-3",
-                 steps="10", seed="7", grad_clip="1.5", task=" Tiny-LM ")
+        settings(
+            effective_batch_size=" 32 ",
+            accumulation_steps="8",
+            learning_rate="1e-3",
+            steps="10",
+            seed="7",
+            grad_clip="1.5",
+            task=" Tiny-LM ",
+        )
     )
     assert errors == {}
     assert (config.effective_batch_size, config.accumulation_steps, config.steps) == (32, 8, 10)
@@ -147,8 +154,9 @@ def test_budget():
 
 
 def test_all_errors_reported_at_once():
-    _, errors = validate_config(settings(task="x", effective_batch_size=64, accumulation_steps=5, steps=500,
-                                         learning_rate="?"))
+    _, errors = validate_config(
+        settings(task="x", effective_batch_size=64, accumulation_steps=5, steps=500, learning_rate="?")
+    )
     assert {"task", "learning_rate", "accumulation_steps"} <= set(errors)
 
 
@@ -161,9 +169,37 @@ def test_not_a_mapping_or_odd_keys(data):
 
 def _random_value(rng):
     choices = [
-        None, True, False, 0, -1, 1, 2**31, 10**400, 1.5, float("nan"), float("inf"), -0.0, "", " ", "64",
-        "1e-3", "1e999", "0x10", "٣", "digits-cnn", "none", "mean", "sgd", "x" * 10_000, [], {}, [1],
-        {"a": 1}, object(), b"64", 3 + 4j,
+        None,
+        True,
+        False,
+        0,
+        -1,
+        1,
+        2**31,
+        10**400,
+        1.5,
+        float("nan"),
+        float("inf"),
+        -0.0,
+        "",
+        " ",
+        "64",
+        "1e-3",
+        "1e999",
+        "0x10",
+        "٣",
+        "digits-cnn",
+        "none",
+        "mean",
+        "sgd",
+        "x" * 10_000,
+        [],
+        {},
+        [1],
+        {"a": 1},
+        object(),
+        b"64",
+        3 + 4j,
     ]
     return rng.choice(choices)
 

@@ -27,8 +27,18 @@ def one_thread():
 
 
 def cfg(**changes) -> RunConfig:
-    base = dict(task="digits-cnn", norm="none", effective_batch_size=32, accumulation_steps=1,
-                loss_scaling="mean", optimizer="sgd", learning_rate=0.05, steps=5, seed=3, grad_clip=None)
+    base = {
+        "task": "digits-cnn",
+        "norm": "none",
+        "effective_batch_size": 32,
+        "accumulation_steps": 1,
+        "loss_scaling": "mean",
+        "optimizer": "sgd",
+        "learning_rate": 0.05,
+        "steps": 5,
+        "seed": 3,
+        "grad_clip": None,
+    }
     return RunConfig(**{**base, **changes})
 
 
@@ -72,16 +82,24 @@ def test_sum_scaling_gives_n_times_the_gradient():
 
 
 def lm(**changes) -> RunConfig:
-    base = dict(task="tiny-lm", optimizer="adamw", learning_rate=3e-3, effective_batch_size=16, steps=4)
+    base = {"task": "tiny-lm", "optimizer": "adamw", "learning_rate": 3e-3, "effective_batch_size": 16, "steps": 4}
     return cfg(**{**base, **changes})
 
 
-def test_tiny_lm_mean_matches_full_batch():
-    full = run(lm(accumulation_steps=1))
-    mean = run(lm(accumulation_steps=4))
+@pytest.mark.parametrize("norm", ["none", "layer", "group"])
+def test_tiny_lm_mean_matches_full_batch(norm):
+    full = run(lm(norm=norm, accumulation_steps=1))
+    mean = run(lm(norm=norm, accumulation_steps=4))
     assert mean.grad_equivalence_error < 1e-12
     assert rel(weights(mean), weights(full)) < 1e-9
     assert [p["tokens"] for p in mean.curve] == [p["tokens"] for p in full.curve]
+
+
+def test_tiny_lm_batch_norm_does_not_accumulate_exactly():
+    full = run(lm(norm="batch", accumulation_steps=1))
+    accumulated = run(lm(norm="batch", accumulation_steps=4))
+    assert accumulated.grad_equivalence_error > 1e-3
+    assert rel(weights(accumulated), weights(full)) > 1e-4
 
 
 def test_tiny_lm_mean_of_micro_means_is_biased():
@@ -99,10 +117,13 @@ def test_digits_mean_of_micro_means_equals_mean():
     assert rel(weights(buggy), weights(mean)) < 1e-12
 
 
-@pytest.mark.parametrize("task", ["digits-cnn", "digits-mlp"])
-def test_activation_memory_scales_with_micro_batch(task):
-    one = run_experiment(cfg(task=task, effective_batch_size=64, steps=1), device="cpu")
-    four = run_experiment(cfg(task=task, effective_batch_size=64, accumulation_steps=4, steps=1), device="cpu")
+@pytest.mark.parametrize("task", ["digits-cnn", "digits-mlp", "tiny-lm"])
+@pytest.mark.parametrize("norm", ["none", "batch"])
+def test_activation_memory_scales_with_micro_batch(task, norm):
+    one = run_experiment(cfg(task=task, norm=norm, effective_batch_size=64, steps=1), device="cpu")
+    four = run_experiment(
+        cfg(task=task, norm=norm, effective_batch_size=64, accumulation_steps=4, steps=1), device="cpu"
+    )
     assert one.activation_memory_method == "saved-tensors"
     assert four.peak_activation_bytes / one.peak_activation_bytes == pytest.approx(0.25, rel=0.15)
 
@@ -127,9 +148,12 @@ def test_grad_clipping_caps_the_applied_norm():
     clipped = run(config)
     unclipped = run(config.replace(grad_clip=None))
     # First SGD step with momentum: update = lr * gradient (the buffer starts as the gradient).
-    applied = lambda result: ((weights(result) - start).norm() / lr).item()  # noqa: E731
+
+    def applied(result):
+        return ((weights(result) - start).norm() / lr).item()
+
     assert clipped.curve[0]["grad_norm"] > clip  # recorded before clipping
-    assert applied(clipped) == pytest.approx(clip, rel=1e-6)
+    assert applied(clipped) == pytest.approx(clip, rel=1e-5)  # torch divides by (norm + 1e-6)
     assert applied(unclipped) == pytest.approx(unclipped.curve[0]["grad_norm"], rel=1e-9)
 
 
@@ -159,13 +183,22 @@ def test_result_is_json_ready():
     assert "model" not in data
 
 
-def test_divergence_stops_the_run():
-    result = run_experiment(
-        cfg(task="digits-mlp", learning_rate=10, loss_scaling="sum", accumulation_steps=32, steps=40),
-        device="cpu",
-    )
+def test_divergence_stops_the_run(monkeypatch):
+    # Cross-entropy on these nets rarely overflows in a few steps, so force it.
+    from labs.training import loop
+
+    calls = []
+    real_loss_sum = loop.loss_sum
+
+    def exploding(logits, targets):
+        calls.append(1)
+        value = real_loss_sum(logits, targets)
+        return value * math.inf if len(calls) > 6 else value
+
+    monkeypatch.setattr(loop, "loss_sum", exploding)
+    result = run_experiment(cfg(accumulation_steps=2, steps=40), device="cpu")
     assert result.status == "diverged"
-    assert result.steps_done < 40 and result.final_loss is None
+    assert result.steps_done == 3 and result.final_loss is None
     json.dumps(result.to_dict(), allow_nan=False)
 
 

@@ -1,0 +1,59 @@
+"""The JSON API: certificates, the issuer's public keys, and the OpenAPI document."""
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+from django_ratelimit.decorators import ratelimit
+
+from . import credentials, keys, openapi
+from .models import Certificate, normalize_certificate_id
+
+
+def _public(response: JsonResponse, max_age: int) -> JsonResponse:
+    """Public documents: any site may fetch them (offline verifiers, badge wallets)."""
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cache-Control"] = f"public, max-age={max_age}"
+    return response
+
+
+def certificate_json(certificate: Certificate) -> dict:
+    return {
+        "id": certificate.display_id,
+        "status": str(certificate.status),
+        "revoked_at": certificate.revoked_at.isoformat() if certificate.revoked_at else None,
+        "revocation_reason": certificate.revocation_reason or None,
+        "superseded_by": certificate.superseded_by.display_id if certificate.superseded_by_id else None,
+        "name": certificate.name,
+        "course": credentials.COURSE_NAME,
+        "issued_at": certificate.issued_at.isoformat(),
+        "score_band": certificate.score_band,
+        "language": certificate.language,
+        "verification_url": credentials.verification_url(certificate),
+        "credential": certificate.credential,
+        "jwks_url": settings.SITE_URL + reverse("quizzes_api:jwks"),
+    }
+
+
+@require_GET
+@ratelimit(key="ip", rate="60/m", block=True)
+def certificate(request: HttpRequest, certificate_id: str) -> JsonResponse:
+    compact = normalize_certificate_id(certificate_id)
+    found = Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None
+    if found is None:
+        error = {
+            "error": _("No certificate was issued with this ID. Check it against the one printed on the certificate.")
+        }
+        return _public(JsonResponse(error, status=404), 60)
+    return _public(JsonResponse(certificate_json(found), json_dumps_params={"ensure_ascii": False}), 60)
+
+
+@require_GET
+def jwks(request: HttpRequest) -> JsonResponse:
+    return _public(JsonResponse(keys.jwks()), 300)
+
+
+@require_GET
+def openapi_document(request: HttpRequest) -> JsonResponse:
+    return _public(JsonResponse(openapi.document(), json_dumps_params={"ensure_ascii": False}), 300)

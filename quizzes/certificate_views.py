@@ -1,0 +1,112 @@
+"""Public certificate pages: verification (anyone), PDF, and the learner's one name correction."""
+
+import re
+import unicodedata
+from urllib.parse import quote, urlencode
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods
+from django_ratelimit.decorators import ratelimit
+
+from . import credentials, services
+from .models import Certificate, normalize_certificate_id
+from .pdf import certificate_pdf
+
+
+class NameForm(forms.Form):
+    full_name = forms.CharField(
+        label=gettext_lazy("Full name"),
+        max_length=services.NAME_MAX_LENGTH,
+        help_text=gettext_lazy("Exactly as it should appear on your certificate."),
+    )
+
+
+def _certificate_or_404(certificate_id: str) -> Certificate:
+    """Malformed and never-issued IDs look the same from outside: not found."""
+    compact = normalize_certificate_id(certificate_id)
+    certificate = Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None
+    if certificate is None:
+        raise Http404
+    return certificate
+
+
+def _linkedin_url(certificate: Certificate, url: str) -> str:
+    query = {
+        "startTask": "CERTIFICATION_NAME",
+        "name": credentials.COURSE_NAME,
+        "organizationName": settings.CERT_ISSUER_NAME,
+        "issueYear": certificate.issued_at.year,
+        "issueMonth": certificate.issued_at.month,
+        "certUrl": url,
+        "certId": certificate.display_id,
+    }
+    return "https://www.linkedin.com/profile/add?" + urlencode(query)
+
+
+@require_GET
+def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
+    certificate = _certificate_or_404(certificate_id)
+    if certificate_id != certificate.display_id:
+        return redirect("certificates:verify", certificate.display_id, permanent=True)
+    url = settings.SITE_URL + request.path
+    is_owner = request.user.is_authenticated and certificate.user_id == request.user.pk
+    context = {
+        "certificate": certificate,
+        "url": url,
+        "linkedin_url": _linkedin_url(certificate, url),
+        "language_name": settings.LANGUAGE_NAMES_NATIVE.get(certificate.language, certificate.language),
+        "is_owner": is_owner,
+        "can_correct_name": is_owner and certificate.is_valid and not services.name_correction_used(request.user),
+    }
+    return render(request, "quizzes/certificate.html", context)
+
+
+def _pdf_filename(certificate: Certificate) -> str:
+    # Letters, marks (matras, viramas) and digits of any script stay, since the header carries UTF-8;
+    # anything that could break a path or a header becomes a hyphen.
+    kept = "".join(ch if unicodedata.category(ch)[0] in "LMN" else "-" for ch in certificate.name)
+    name = re.sub(r"-+", "-", kept).strip("-")[:60] or "learner"
+    return f"certificate-{name}-{certificate.id[:8]}.pdf"
+
+
+@require_GET
+@ratelimit(key="ip", rate="30/m", block=True)
+def pdf(request: HttpRequest, certificate_id: str) -> HttpResponse:
+    certificate = _certificate_or_404(certificate_id)
+    if not certificate.is_valid:
+        message = _("This certificate is no longer valid, so it cannot be downloaded. Its page shows why.")
+        return render(request, "error.html", {"title": _("Certificate not valid"), "message": message}, status=410)
+    body = certificate_pdf(certificate, credentials.verification_url(certificate))
+    response = HttpResponse(body, content_type="application/pdf")
+    filename = _pdf_filename(certificate)
+    ascii_name = f"certificate-{certificate.id[:8]}.pdf"
+    response["Content-Disposition"] = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def correct_name(request: HttpRequest, certificate_id: str) -> HttpResponse:
+    certificate = _certificate_or_404(certificate_id)
+    if certificate.user_id != request.user.pk:
+        raise Http404
+    form = NameForm(request.POST or None, initial={"full_name": certificate.name})
+    if request.method == "POST" and form.is_valid():
+        try:
+            replacement = services.certificate_correct_name(
+                certificate=certificate, user=request.user, name=form.cleaned_data["full_name"]
+            )
+        except services.QuizError as exc:
+            form.add_error("full_name", exc.message)
+        else:
+            messages.success(request, _("Your certificate was reissued with the corrected name."))
+            return redirect("certificates:verify", replacement.display_id)
+    context = {"certificate": certificate, "form": form, "used": services.name_correction_used(request.user)}
+    return render(request, "quizzes/certificate_name.html", context, status=400 if form.errors else 200)

@@ -1,0 +1,208 @@
+"""Reads quizzes from `content/guides/<slug>/quiz.yaml` and `content/final-exam/quiz.yaml`.
+
+Plain functions over files (see content/AUTHORING.md): the sync service and the content tests use
+them. Every rule that a file breaks raises `ContentError` naming the file and the question.
+"""
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from course.content import SLUG_RE, ContentError, guide_folders
+
+EXAM_SLUG = "final-exam"
+TYPES = ("single", "multiple", "numeric", "ordering")
+MIN_GUIDE_QUESTIONS = 5
+MIN_EXAM_BANK = 30
+MIN_OPTIONS = 2
+QUIZ_KEYS = {"title", "questions"}
+QUESTION_KEYS = {
+    "single": {"id", "type", "prompt", "options", "hint", "explanation"},
+    "multiple": {"id", "type", "prompt", "options", "hint", "explanation"},
+    "numeric": {"id", "type", "prompt", "answer", "tolerance", "hint", "explanation"},
+    "ordering": {"id", "type", "prompt", "options", "hint", "explanation"},
+}
+CODE_SPAN_RE = re.compile(r"`([^`]+)`")
+
+
+@dataclass(frozen=True)
+class OptionSource:
+    id: str
+    text: dict[str, str]
+    correct: bool
+
+
+@dataclass(frozen=True)
+class QuestionSource:
+    id: str
+    type: str
+    prompt: dict[str, str]
+    hint: dict[str, str]
+    explanation: dict[str, str]
+    options: tuple[OptionSource, ...] = ()
+    answer: float | None = None
+    tolerance: float = 0.0
+
+
+@dataclass(frozen=True)
+class QuizSource:
+    slug: str
+    is_exam: bool
+    path: Path
+    title: dict[str, str]
+    questions: tuple[QuestionSource, ...]
+    source_hash: str
+
+
+def quiz_files(content_dir: Path) -> list[tuple[str, Path]]:
+    """(slug, path) of every quiz file: one per guide folder that has one, then the final exam."""
+    found = [(folder.name, folder / "quiz.yaml") for folder in guide_folders(content_dir)]
+    found.append((EXAM_SLUG, content_dir / EXAM_SLUG / "quiz.yaml"))
+    return [(slug, path) for slug, path in found if path.exists()]
+
+
+def load_all_quizzes(content_dir: Path, languages: list[str]) -> dict[str, QuizSource]:
+    files = quiz_files(content_dir)
+    if sum(slug == EXAM_SLUG for slug, _ in files) > 1:
+        raise ContentError(f"a guide cannot be called '{EXAM_SLUG}': that slug is the final exam's")
+    return {slug: load_quiz(path, slug, languages) for slug, path in files}
+
+
+def load_quiz(path: Path, slug: str, languages: list[str]) -> QuizSource:
+    raw = path.read_bytes()
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ContentError(f"{path}: not valid UTF-8 YAML: {exc}") from None
+    try:
+        return _quiz(data, path, slug, languages, hashlib.sha256(raw).hexdigest())
+    except ContentError as exc:
+        raise ContentError(f"{path}: {exc}") from None
+
+
+def _quiz(data, path: Path, slug: str, languages: list[str], source_hash: str) -> QuizSource:
+    if not SLUG_RE.match(slug):
+        raise ContentError("quiz folder names are lowercase words joined by hyphens")
+    if not isinstance(data, dict):
+        raise ContentError("the file must be a mapping with 'title' and 'questions'")
+    _check_keys(data, QUIZ_KEYS, QUIZ_KEYS, "the quiz")
+    if not isinstance(data["questions"], list):
+        raise ContentError("'questions' must be a list")
+    questions = tuple(_question(q, i, languages) for i, q in enumerate(data["questions"], start=1))
+    ids = [q.id for q in questions]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ContentError(f"question ids must be unique, repeated: {duplicates}")
+    is_exam = slug == EXAM_SLUG
+    minimum = MIN_EXAM_BANK if is_exam else MIN_GUIDE_QUESTIONS
+    if len(questions) < minimum:
+        raise ContentError(f"needs at least {minimum} questions, found {len(questions)}")
+    title = _localized(data["title"], languages, "title")
+    return QuizSource(slug, is_exam, path, title, questions, source_hash)
+
+
+def _question(data, number: int, languages: list[str]) -> QuestionSource:
+    if not isinstance(data, dict):
+        raise ContentError(f"question {number} must be a mapping")
+    qid = data.get("id")
+    where = f"question '{qid}'" if isinstance(qid, str) else f"question {number}"
+    if not isinstance(qid, str) or not SLUG_RE.match(qid):
+        raise ContentError(f"{where}: 'id' must be lowercase words joined by hyphens")
+    qtype = data.get("type")
+    if qtype not in TYPES:
+        raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
+    required = QUESTION_KEYS[qtype] - {"tolerance"}
+    _check_keys(data, required, QUESTION_KEYS[qtype], where)
+    texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
+    if qtype == "numeric":
+        answer = _number(data["answer"], f"{where}: 'answer'")
+        tolerance = _number(data.get("tolerance", 0), f"{where}: 'tolerance'")
+        if tolerance < 0:
+            raise ContentError(f"{where}: 'tolerance' cannot be negative")
+        return QuestionSource(qid, qtype, **texts, answer=answer, tolerance=tolerance)
+    options = _options(data["options"], qtype, languages, where)
+    return QuestionSource(qid, qtype, **texts, options=options)
+
+
+def _options(data, qtype: str, languages: list[str], where: str) -> tuple[OptionSource, ...]:
+    if not isinstance(data, list) or len(data) < MIN_OPTIONS:
+        raise ContentError(f"{where}: needs a list of at least {MIN_OPTIONS} options")
+    options = []
+    for index, item in enumerate(data, start=1):
+        if not isinstance(item, dict):
+            raise ContentError(f"{where}: option {index} must be a mapping")
+        oid = item.get("id")
+        if not isinstance(oid, str) or not SLUG_RE.match(oid):
+            raise ContentError(f"{where}: option {index} needs an 'id' of lowercase words joined by hyphens")
+        if qtype == "ordering":
+            _check_keys(
+                item,
+                {"id", "text"},
+                {"id", "text"},
+                f"{where}, option '{oid}' (ordering options are listed in the correct order)",
+            )
+            correct = False
+        else:
+            _check_keys(item, {"id", "text", "correct"}, {"id", "text", "correct"}, f"{where}, option '{oid}'")
+            if not isinstance(item["correct"], bool):
+                raise ContentError(f"{where}, option '{oid}': 'correct' must be true or false")
+            correct = item["correct"]
+        text = _localized(item["text"], languages, f"{where}, option '{oid}'")
+        options.append(OptionSource(oid, text, correct))
+    ids = [o.id for o in options]
+    if len(set(ids)) != len(ids):
+        raise ContentError(f"{where}: option ids must be unique")
+    correct_count = sum(o.correct for o in options)
+    if qtype == "single" and correct_count != 1:
+        raise ContentError(f"{where}: a single-choice question needs exactly one correct option, found {correct_count}")
+    if qtype == "multiple" and correct_count < 1:
+        raise ContentError(f"{where}: a multiple-select question needs at least one correct option")
+    return tuple(options)
+
+
+def _localized(value, languages: list[str], where: str) -> dict[str, str]:
+    """A mapping with exactly the site's languages, each a non-empty text, that agree on code spans."""
+    if not isinstance(value, dict):
+        raise ContentError(f"{where}: must be a mapping of {', '.join(languages)}")
+    missing = [lang for lang in languages if lang not in value]
+    if missing:
+        raise ContentError(f"{where}: missing the {', '.join(missing)} version")
+    extra = sorted(set(map(str, value)) - set(languages))
+    if extra:
+        raise ContentError(f"{where}: unknown languages {extra}")
+    texts = {}
+    for lang in languages:
+        text = value[lang]
+        if isinstance(text, bool) or not isinstance(text, str | int | float):
+            raise ContentError(f"{where}: the {lang} version must be text")
+        texts[lang] = str(text).strip()
+        if not texts[lang]:
+            raise ContentError(f"{where}: the {lang} version is empty")
+    # Code is never translated: every language must quote the same `code` spans as English.
+    reference = set(CODE_SPAN_RE.findall(texts[languages[0]]))
+    for lang in languages[1:]:
+        spans = set(CODE_SPAN_RE.findall(texts[lang]))
+        if spans != reference:
+            raise ContentError(
+                f"{where}: the {lang} version disagrees with {languages[0]} on code spans: {sorted(reference ^ spans)}"
+            )
+    return texts
+
+
+def _number(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ContentError(f"{where}: must be a number")
+    return float(value)
+
+
+def _check_keys(data: dict, required: set[str], allowed: set[str], where: str) -> None:
+    missing = sorted(required - data.keys())
+    if missing:
+        raise ContentError(f"{where}: missing {', '.join(missing)}")
+    unknown = sorted(set(map(str, data)) - allowed)
+    if unknown:
+        raise ContentError(f"{where}: unknown keys {unknown} (allowed: {', '.join(sorted(allowed))})")

@@ -1,0 +1,24 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from quizzes.models import Certificate, normalize_certificate_id
+from quizzes.services import certificate_revoke
+
+
+class Command(BaseCommand):
+    help = "Revokes a certificate; the reason is shown publicly on its verification page."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("certificate_id", help="the ID as printed (dashes and case do not matter)")
+        parser.add_argument("--reason", required=True, help="why, in words a reader of the page understands")
+
+    def handle(self, *args, certificate_id: str, reason: str, **options) -> None:
+        if not reason.strip():
+            raise CommandError("--reason must not be empty")
+        compact = normalize_certificate_id(certificate_id)
+        certificate = Certificate.objects.filter(pk=compact).first() if compact else None
+        if certificate is None:
+            raise CommandError(f"No certificate with ID {certificate_id!r}")
+        if not certificate_revoke(certificate=certificate, reason=reason):
+            self.stdout.write(f"{certificate.display_id} was already revoked on {certificate.revoked_at:%Y-%m-%d}")
+            return
+        self.stdout.write(self.style.SUCCESS(f"Revoked {certificate.display_id}: {reason.strip()}"))
