@@ -11,6 +11,8 @@ from . import views
 urlpatterns = [
     path("", course_views.language_redirect, name="root"),
     path("healthz", views.health, name="health"),
+    path("ping", views.ping, name="ping"),
+    path("pingbig", views.ping_big),
     path("admin/", admin.site.urls),
     path("", include("quizzes.api_urls")),
     path("", include("labs.api_urls")),

@@ -1,4 +1,4 @@
-"""Site-wide views: rate-limit answer, error pages, health check."""
+"""Site-wide views: rate-limit answer, error pages, health check, the benchmarks' baseline."""
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -44,3 +44,14 @@ def health(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def ping(request: HttpRequest) -> HttpResponse:
+    """The smallest page the site serves (no database, no template): bench/load.py compares
+    every page's throughput with it, measured by the same server in the same run."""
+    return HttpResponse("ok", content_type="text/plain")
+
+BIG = b"x" * 41400
+def ping_big(request):
+    return HttpResponse(BIG, content_type="text/html")

@@ -2,6 +2,8 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from .presets import preset_get
@@ -34,6 +36,7 @@ class LabRun(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
     cancel_requested = models.BooleanField(default=False)
     attempts = models.PositiveSmallIntegerField(default=0)  # claims so far (a dead worker costs one)
+    claim = models.UUIDField(null=True, blank=True)  # set by each claim; a worker writes only under its own
     worker = models.CharField(max_length=200, blank=True)
     done_steps = models.PositiveIntegerField(default=0)
     total_steps = models.PositiveIntegerField(default=0)
@@ -68,7 +71,9 @@ class LabRun(models.Model):
             return str(preset.runs[self.preset_index].label)
         c = self.config
         scaling = c.get("loss_scaling", "")
-        return f"{c.get('task')} · {c.get('norm')} · N = {c.get('accumulation_steps')} · {scaling} · {c.get('optimizer')}"
+        return (
+            f"{c.get('task')} · {c.get('norm')} · N = {c.get('accumulation_steps')} · {scaling} · {c.get('optimizer')}"
+        )
 
     @property
     def is_active(self) -> bool:
@@ -77,6 +82,17 @@ class LabRun(models.Model):
     @property
     def is_public(self) -> bool:
         return bool(self.preset)
+
+    def get_absolute_url(self) -> str:
+        """A link that works for whoever may see the run: public page, or the share link."""
+        if self.is_public:
+            return reverse("labs:run", args=[self.pk])
+        return reverse("labs:shared", args=[self.share_token])
+
+    @property
+    def share_ref(self) -> str:
+        """How a link names this run: its id when public, else its unguessable share token."""
+        return str(self.pk) if self.is_public else self.share_token
 
     @property
     def progress_percent(self) -> int:
@@ -92,6 +108,11 @@ class LabRun(models.Model):
     @property
     def micro_batch_size(self) -> int:
         return int(self.config.get("effective_batch_size", 0)) // max(1, int(self.config.get("accumulation_steps", 1)))
+
+    @property
+    def error_message(self) -> str:
+        """The stored reason in the reader's language (reasons are stored as untranslated msgids)."""
+        return gettext(self.error) if self.error else ""
 
     def visible_to(self, user) -> bool:
         return self.is_public or (user.is_authenticated and user.pk == self.user_id)

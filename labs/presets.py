@@ -56,6 +56,14 @@ def _base(**changes: Any) -> dict[str, Any]:
     return config
 
 
+def _tiny_cnn(**changes: Any) -> dict[str, Any]:
+    return _base(task="digits-cnn", effective_batch_size=32, steps=60, **changes)
+
+
+def _tiny_lm(**changes: Any) -> dict[str, Any]:
+    return _base(task="tiny-lm", effective_batch_size=32, optimizer="adamw", learning_rate=0.003, steps=60, **changes)
+
+
 def _n_sweep(norm: str, values: tuple[int, ...] = (1, 4, 16), **changes: Any) -> tuple[PresetRun, ...]:
     return tuple(PresetRun(f"N = {n}", _base(norm=norm, accumulation_steps=n, **changes)) for n in values)
 
@@ -72,8 +80,7 @@ PRESETS: dict[str, Preset] = {
                 "curves stay on top of each other because the effective batch did not change."
             ),
             runs=tuple(
-                PresetRun(f"N = {n}", _base(task="digits-cnn", accumulation_steps=n, steps=30))
-                for n in (1, 2, 4, 8)
+                PresetRun(f"N = {n}", _base(task="digits-cnn", accumulation_steps=n, steps=30)) for n in (1, 2, 4, 8)
             ),
         ),
         Preset(
@@ -81,8 +88,8 @@ PRESETS: dict[str, Preset] = {
             title=_("Forgetting to divide by N, with SGD"),
             summary=_("N = 8 micro-batches with the loss divided by the whole window, and the same without dividing."),
             look_for=_(
-                "Without the division the gradient is 8 times too large, so SGD takes 8 times larger "
-                "steps: the sum curve is noisier or blows up while the mean curve trains smoothly."
+                "Without the division the gradient is 8 times too large, so SGD takes 8 times larger steps: "
+                "the sum run stalls or blows up, its loss staying high, while the divided run trains normally."
             ),
             runs=(
                 PresetRun(_("divided (mean)"), _base(accumulation_steps=8, learning_rate=0.1)),
@@ -128,42 +135,43 @@ PRESETS: dict[str, Preset] = {
         Preset(
             slug="groupnorm-vs-batchnorm-tiny",
             title=_("GroupNorm versus BatchNorm at tiny micro-batches"),
-            summary=_("A CNN at an effective batch of 32 split into micro-batches of 2 samples, with BatchNorm and GroupNorm."),
-            look_for=_(
-                "BatchNorm with 2 samples per micro-batch trains worse than BatchNorm on the full batch, "
-                "while GroupNorm does not care how the batch is split."
+            summary=_(
+                "A CNN at an effective batch of 32, on the full batch and split into micro-batches of 2 samples, "
+                "with BatchNorm and with GroupNorm."
             ),
-            runs=(
-                PresetRun(_("BatchNorm, N = 1"), _base(task="digits-cnn", norm="batch", effective_batch_size=32, steps=60)),
-                PresetRun(
-                    _("BatchNorm, N = 16"),
-                    _base(task="digits-cnn", norm="batch", effective_batch_size=32, accumulation_steps=16, steps=60),
-                ),
-                PresetRun(
-                    _("GroupNorm, N = 16"),
-                    _base(task="digits-cnn", norm="group", effective_batch_size=32, accumulation_steps=16, steps=60),
-                ),
+            look_for=_(
+                "The two GroupNorm curves lie on top of each other and their gradient-equivalence error is "
+                "tiny: GroupNorm does not care how the batch is split. The two BatchNorm curves part ways, "
+                "with a large error at N = 16: statistics of 2 samples are not those of 32."
+            ),
+            runs=tuple(
+                PresetRun(label, _tiny_cnn(norm=norm, accumulation_steps=n))
+                for label, norm, n in (
+                    (_("BatchNorm, N = 1"), "batch", 1),
+                    (_("BatchNorm, N = 16"), "batch", 16),
+                    (_("GroupNorm, N = 1"), "group", 1),
+                    (_("GroupNorm, N = 16"), "group", 16),
+                )
             ),
         ),
         Preset(
             slug="token-normalization",
             title=_("Token normalization on a tiny language model"),
-            summary=_("Variable-length sequences: the full batch, the correct token-weighted mean, and the mean of micro-batch means."),
+            summary=_(
+                "Variable-length sequences at an effective batch of 32: the full batch, the mean over the "
+                "window's tokens with N = 8, and the mean of the 8 micro-batch means."
+            ),
             look_for=_(
-                "The mean over all tokens of the window follows the full batch exactly; the mean of "
-                "micro-batch means gives short sequences too much weight and drifts away."
+                "The mean over the window's tokens follows the full batch exactly (gradient-equivalence error "
+                "near 1e-7). The mean of micro-batch means gives the tokens of short sequences more weight: "
+                "its error is far larger and its curve takes its own path."
             ),
             runs=(
-                PresetRun(_("full batch"), _base(task="tiny-lm", effective_batch_size=32, optimizer="adamw", learning_rate=0.003, steps=60)),
+                PresetRun(_("full batch"), _tiny_lm()),
+                PresetRun(_("mean over tokens, N = 8"), _tiny_lm(accumulation_steps=8)),
                 PresetRun(
-                    _("mean over tokens, N = 4"),
-                    _base(task="tiny-lm", effective_batch_size=32, accumulation_steps=4, optimizer="adamw",
-                          learning_rate=0.003, steps=60),
-                ),
-                PresetRun(
-                    _("mean of micro-batch means, N = 4"),
-                    _base(task="tiny-lm", effective_batch_size=32, accumulation_steps=4, optimizer="adamw",
-                          learning_rate=0.003, steps=60, loss_scaling="mean_of_micro_means"),
+                    _("mean of micro-batch means, N = 8"),
+                    _tiny_lm(accumulation_steps=8, loss_scaling="mean_of_micro_means"),
                 ),
             ),
         ),

@@ -1,10 +1,193 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Lab pages: presets, the run form, a run's live page, and the comparison of runs."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from config.views import rate_limited
+
+from . import selectors, services
+from .export import chart_payload, curves_csv, run_payload
+from .forms import RunForm
+from .models import LabRun, new_share_token
+from .presets import PRESETS, preset_get
+from .throttle import submission_throttled
+
+X_AXES = ("step", "samples", "seconds")
+Y_SCALES = ("linear", "log")
 
 
+@require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "error.html", {"title": "Labs", "message": "Labs are being built."})
+    return render(request, "labs/index.html", _index_context(request, RunForm()))
 
 
+def _index_context(request: HttpRequest, form: RunForm) -> dict:
+    user = request.user
+    runs = list(selectors.runs_of(user)[:20]) if user.is_authenticated else []
+    return {"presets": PRESETS.values(), "form": form, "runs": runs}
+
+
+@require_GET
 def preset(request: HttpRequest, slug: str) -> HttpResponse:
-    return index(request)
+    chosen = preset_get(slug)
+    if chosen is None:
+        raise Http404
+    runs = selectors.latest_preset_runs(slug=slug)
+    context = {"preset": chosen, "preset_runs": chosen.configs(), **_compare_context(request, runs)}
+    return render(request, "labs/preset.html", context)
+
+
+@login_required
+@require_POST
+def preset_run(request: HttpRequest, slug: str) -> HttpResponse:
+    chosen = preset_get(slug)
+    if chosen is None:
+        raise Http404
+    if submission_throttled(request, request.user):
+        return rate_limited(request)
+    try:
+        runs = services.lab_preset_submit(user=request.user, preset=chosen)
+    except services.LabQuotaError as exc:
+        messages.error(request, str(exc))
+        return redirect("labs:preset", slug=slug)
+    _say_if_reused(request, runs)
+    return redirect(_compare_url(runs))
+
+
+@login_required
+@require_POST
+def run_submit(request: HttpRequest) -> HttpResponse:
+    form = RunForm(request.POST)
+    if not form.is_valid():
+        return render(request, "labs/index.html", _index_context(request, form), status=400)
+    if submission_throttled(request, request.user):
+        return rate_limited(request)
+    try:
+        run = services.lab_run_submit(user=request.user, config=form.run_config)
+    except services.LabQuotaError as exc:
+        form.add_error(None, str(exc))
+        return render(request, "labs/index.html", _index_context(request, form), status=429)
+    _say_if_reused(request, [run])
+    return redirect("labs:run", run_id=run.pk)
+
+
+def _say_if_reused(request: HttpRequest, runs: list[LabRun]) -> None:
+    if any(run.reused_from_id for run in runs):
+        messages.info(
+            request,
+            _(
+                "Identical settings (same code version and seed) had already been trained, so the stored results are shown."
+            ),
+        )
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = selectors.run_visible(run_id=run_id, user=request.user)
+    if run is None:
+        raise Http404
+    return _run_page(request, run)
+
+
+@require_GET
+def run_shared(request: HttpRequest, token: str) -> HttpResponse:
+    run = selectors.run_shared(token=token)
+    if run is None:
+        raise Http404
+    return _run_page(request, run)
+
+
+def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
+    is_owner = request.user.is_authenticated and request.user.pk == run.user_id
+    context = {
+        "run": run,
+        "is_owner": is_owner,
+        "chart": chart_payload([run]),
+        "poll_url": request.path,
+        "compare_url": _compare_url([run]),
+        "share_url": request.build_absolute_uri(reverse("labs:shared", args=[run.share_token])),
+        "reused_from_visible": run.reused_from is not None and run.reused_from.visible_to(request.user),
+    }
+    template = "labs/run_detail.html#status" if request.htmx else "labs/run_detail.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = selectors.run_owned(run_id=run_id, user=request.user)
+    if run is None:
+        raise Http404
+    if services.lab_run_cancel(run=run):
+        messages.success(request, _("The run is being cancelled."))
+    else:
+        messages.info(request, _("This run had already finished."))
+    return redirect("labs:run", run_id=run.pk)
+
+
+@login_required
+@require_POST
+def run_share_reset(request: HttpRequest, run_id: int) -> HttpResponse:
+    """A new share link; the old one stops working (how a learner un-shares a run)."""
+    if not LabRun.objects.filter(pk=run_id, user=request.user).update(share_token=new_share_token()):
+        raise Http404
+    messages.success(request, _("The run has a new share link; the old link no longer works."))
+    return redirect("labs:run", run_id=run_id)
+
+
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
+    context = _compare_context(request, runs)
+    if request.user.is_authenticated and not request.htmx:
+        context["own_runs"] = list(selectors.runs_of(request.user)[:20])
+    template = "labs/compare.html#results" if request.htmx else "labs/compare.html"
+    return render(request, template, context)
+
+
+@require_GET
+def compare_json(request: HttpRequest) -> JsonResponse:
+    runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
+    response = JsonResponse({"runs": [run_payload(run) for run in runs]})
+    response["Content-Disposition"] = 'attachment; filename="lab-runs.json"'
+    return response
+
+
+@require_GET
+def compare_csv(request: HttpRequest) -> HttpResponse:
+    runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
+    response = HttpResponse(curves_csv(runs), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="lab-curves.csv"'
+    return response
+
+
+def _compare_url(runs: list[LabRun], **view: str) -> str:
+    return reverse("labs:compare") + "?" + urlencode([("run", run.share_ref) for run in runs] + list(view.items()))
+
+
+def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
+    x = request.GET.get("x") if request.GET.get("x") in X_AXES else "step"
+    y = request.GET.get("y") if request.GET.get("y") in Y_SCALES else "linear"
+    try:
+        smooth = min(0.95, max(0.0, float(request.GET.get("smooth", 0))))
+    except ValueError:
+        smooth = 0.0
+    refs = urlencode([("run", run.share_ref) for run in runs])
+    return {
+        "runs": runs,
+        "chart": chart_payload(runs),
+        "any_active": any(run.is_active for run in runs),
+        "view": {"x": x, "y": y, "smooth": smooth},
+        "x_axes": X_AXES,
+        "y_scales": Y_SCALES,
+        "refs": refs,
+        "poll_url": reverse("labs:compare") + "?" + refs,
+        "share_url": request.build_absolute_uri(_compare_url(runs, x=x, y=y, smooth=f"{smooth:g}")),
+    }

@@ -53,7 +53,10 @@ def test_a_learner_runs_a_preset_and_sees_the_chart_and_the_comparison(
     expect(page).to_have_url(re.compile(r"/en/labs/compare/\?run=\d+&run=\d+&run=\d+$"))
     results = page.locator("#lab-results")
     expect(results.locator("tbody tr")).to_have_count(3)
-    expect(results.locator(".lab-status-succeeded")).to_have_count(3, timeout=180_000)  # htmx polling
+    try:
+        expect(results.locator(".lab-status-succeeded")).to_have_count(3, timeout=180_000)  # htmx polling
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nworker log:\n{celery_worker.log_path.read_text()[-4000:]}") from None
 
     canvas = page.locator("canvas[data-lab-chart]")
     expect(canvas).to_have_attribute("data-series", "3")

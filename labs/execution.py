@@ -1,0 +1,194 @@
+"""Running one lab run inside the Celery worker: claim, train, report, finish.
+
+torch is imported here, inside `lab_run_execute`, never at module level: the web process imports
+this app without torch, and the worker's parent process never touches CUDA before it forks.
+
+Every write is conditional on the row still being ours (status running, same claim), so a
+worker that the sweeper presumed dead can never overwrite the run's new owner.
+"""
+
+import logging
+import threading
+import time
+import uuid
+from typing import Any, Self
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from .models import LabRun
+from .services import copy_result, finished_originals
+
+logger = logging.getLogger(__name__)
+
+ERROR_TIME_LIMIT = gettext_noop(
+    "The experiment took longer than the time limit and was stopped. Try fewer steps or a smaller batch."
+)
+ERROR_UNEXPECTED = gettext_noop("Training stopped with an unexpected error. The details are in the worker's log.")
+ERROR_INVALID = gettext_noop("The stored settings are no longer valid for this version of the labs.")
+
+
+def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
+    """queued -> running, exactly once: a redelivered or duplicate message finds nothing to claim."""
+    now = timezone.now()
+    claimed = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED, cancel_requested=False).update(
+        status=LabRun.Status.RUNNING,
+        claim=uuid.uuid4(),
+        attempts=F("attempts") + 1,
+        worker=worker[:200],
+        started_at=now,
+        heartbeat_at=now,
+        done_steps=0,
+        curve=[],
+        validation=[],
+        error="",
+    )
+    return LabRun.objects.get(pk=run_id) if claimed == 1 else None
+
+
+def lab_run_execute(*, run_id: int, worker: str) -> None:
+    run = lab_run_claim(run_id=run_id, worker=worker)
+    if run is None:
+        return
+    mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
+    twin = finished_originals([run.fingerprint]).get(run.fingerprint)
+    if twin is not None:  # an identical run finished while this one waited
+        copy_result(run, twin)
+        mine.update(**{f: getattr(run, f) for f in _RESULT_FIELDS}, reused_from=twin, status=run.status)
+        return
+    with _Reporter(mine) as reporter:
+        try:
+            result = _train(run, reporter)
+        except SoftTimeLimitExceeded:
+            mine.update(
+                status=LabRun.Status.FAILED,
+                error=ERROR_TIME_LIMIT,
+                curve=reporter.curve,
+                done_steps=len(reporter.curve),
+                finished_at=timezone.now(),
+            )
+            return
+        except Exception:
+            logger.exception("lab run %s failed", run.pk)
+            mine.update(
+                status=LabRun.Status.FAILED,
+                error=ERROR_UNEXPECTED,
+                curve=reporter.curve,
+                done_steps=len(reporter.curve),
+                finished_at=timezone.now(),
+            )
+            return
+    if result is None:
+        mine.update(status=LabRun.Status.FAILED, error=ERROR_INVALID, finished_at=timezone.now())
+        return
+    _store(mine, result)
+
+
+_RESULT_FIELDS = (
+    "curve",
+    "validation",
+    "metrics",
+    "device",
+    "torch_version",
+    "done_steps",
+    "total_steps",
+    "finished_at",
+)
+_METRICS = (
+    "final_loss",
+    "val_loss",
+    "val_accuracy",
+    "samples_per_second",
+    "tokens_per_second",
+    "wall_seconds",
+    "peak_activation_bytes",
+    "activation_memory_method",
+    "grad_equivalence_error",
+    "parameter_count",
+    "dtype",
+)
+
+
+def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | None:
+    from labs.training.config import validate_config
+    from labs.training.loop import run_experiment  # torch: imported in the worker child only
+
+    config, _errors = validate_config(run.config)
+    if config is None:
+        return None
+    result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop)
+    return result.to_dict()
+
+
+def _store(mine, result: dict[str, Any]) -> None:
+    metrics = {name: result.get(name) for name in _METRICS}
+    metrics["diverged"] = result["status"] == "diverged"
+    status = LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED
+    mine.update(
+        status=status,
+        curve=result["curve"],
+        validation=result["validation"],
+        metrics=metrics,
+        device=result["device"],
+        torch_version=result["torch_version"],
+        done_steps=result["steps_done"],
+        finished_at=timezone.now(),
+    )
+
+
+class _Reporter:
+    """Progress and liveness for one claimed run.
+
+    `on_progress` keeps the whole curve in memory and writes it at most every
+    LAB_PROGRESS_INTERVAL seconds (a few writes per second, not one per step). A background
+    thread refreshes the heartbeat every LAB_HEARTBEAT_INTERVAL seconds, so a run is alive
+    even while torch loads or a step is slow. Both learn there that the learner cancelled, or
+    that the row is no longer ours, and `should_stop` tells the loop.
+    """
+
+    def __init__(self, mine) -> None:
+        self.mine = mine
+        self.curve: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self.last_write = 0.0
+        self.thread = threading.Thread(target=self._beat, name="lab-heartbeat", daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(timeout=30)
+
+    def should_stop(self) -> bool:
+        return self.stop.is_set()
+
+    def on_progress(self, point: dict[str, Any], done_steps: int, total_steps: int) -> None:
+        self.curve.append(point)
+        now = time.monotonic()
+        if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps:
+            return
+        self.last_write = now
+        written = self.mine.filter(cancel_requested=False).update(
+            curve=self.curve, done_steps=done_steps, heartbeat_at=timezone.now()
+        )
+        if written == 0:
+            self.stop.set()
+
+    def _beat(self) -> None:
+        close_old_connections()
+        try:
+            while not self.done.wait(settings.LAB_HEARTBEAT_INTERVAL):
+                alive = self.mine.update(heartbeat_at=timezone.now())
+                if not alive or self.mine.filter(cancel_requested=True).exists():
+                    self.stop.set()
+        except Exception:  # the worker goes on; the sweeper will judge by the missing heartbeats
+            logger.exception("lab heartbeat thread failed")
+        finally:
+            connection.close()

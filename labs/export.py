@@ -1,0 +1,71 @@
+"""What a run looks like outside the site: the API's JSON and the comparison exports."""
+
+import csv
+import io
+from typing import Any
+
+from .models import LabRun
+
+METRIC_NAMES = (
+    "final_loss",
+    "val_loss",
+    "val_accuracy",
+    "samples_per_second",
+    "tokens_per_second",
+    "wall_seconds",
+    "peak_activation_bytes",
+    "grad_equivalence_error",
+    "diverged",
+)
+CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds")
+
+
+def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
+    """The API representation (see labs/openapi_spec.py)."""
+    payload = {
+        "id": run.pk,
+        "status": run.status,
+        "label": run.label,
+        "preset": run.preset or None,
+        "config": run.config,
+        "code_version": run.code_version,
+        "progress": {"done_steps": run.done_steps, "total_steps": run.total_steps, "percent": run.progress_percent},
+        "device": run.device or None,
+        "torch_version": run.torch_version or None,
+        "metrics": {name: run.metrics.get(name) for name in METRIC_NAMES},
+        "validation": run.validation,
+        "reused_from": run.reused_from_id,
+        "cancel_requested": run.cancel_requested,
+        "error": run.error_message or None,
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }
+    if curve:
+        payload["curve"] = run.curve
+    return payload
+
+
+def chart_payload(runs: list[LabRun]) -> dict[str, Any]:
+    """The data block the charts draw (static/js/labs.js): compact points per run."""
+    return {
+        "runs": [
+            {
+                "id": run.pk,
+                "label": run.label,
+                "status": run.status,
+                "points": [[p.get("step"), p.get("samples"), p.get("seconds"), p.get("loss")] for p in run.curve],
+            }
+            for run in runs
+        ]
+    }
+
+
+def curves_csv(runs: list[LabRun]) -> str:
+    """One row per optimizer step of every run, ready for a spreadsheet."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(("run_id", "label", *CURVE_COLUMNS))
+    for run in runs:
+        for point in run.curve:
+            writer.writerow((run.pk, run.label, *("" if point.get(c) is None else point.get(c) for c in CURVE_COLUMNS)))
+    return out.getvalue()

@@ -1,0 +1,81 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from labs.training import config as lab_config
+
+
+def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(value, value) for value in values]
+
+
+class RunForm(forms.Form):
+    """The learner's own experiment. Field names are the API's; `labs.training.config` has the
+    final word (validate_config), these fields give translated messages for the common mistakes."""
+
+    task = forms.ChoiceField(label=_("Task"), choices=_choices(lab_config.TASKS))
+    norm = forms.ChoiceField(label=_("Normalization layer"), choices=_choices(lab_config.NORMS))
+    effective_batch_size = forms.IntegerField(
+        label=_("Effective batch size"),
+        min_value=lab_config.EFFECTIVE_BATCH_RANGE[0],
+        max_value=lab_config.EFFECTIVE_BATCH_RANGE[1],
+    )
+    accumulation_steps = forms.IntegerField(
+        label=_("Accumulation steps (N)"),
+        min_value=lab_config.ACCUMULATION_RANGE[0],
+        max_value=lab_config.ACCUMULATION_RANGE[1],
+        help_text=_("The micro-batch is the effective batch ÷ N."),
+    )
+    loss_scaling = forms.ChoiceField(
+        label=_("Loss scaling"),
+        choices=_choices(lab_config.LOSS_SCALINGS),
+        help_text=_("mean: correct; sum: forgets to divide by N; mean_of_micro_means: averages per-micro-batch means."),
+    )
+    optimizer = forms.ChoiceField(label=_("Optimizer"), choices=_choices(lab_config.OPTIMIZERS))
+    learning_rate = forms.FloatField(
+        label=_("Learning rate"),
+        min_value=lab_config.LEARNING_RATE_RANGE[0],
+        max_value=lab_config.LEARNING_RATE_RANGE[1],
+    )
+    steps = forms.IntegerField(
+        label=_("Optimizer steps"), min_value=lab_config.STEPS_RANGE[0], max_value=lab_config.STEPS_RANGE[1]
+    )
+    seed = forms.IntegerField(label=_("Seed"), min_value=lab_config.SEED_RANGE[0], max_value=lab_config.SEED_RANGE[1])
+    grad_clip = forms.FloatField(
+        label=_("Gradient clipping (max norm)"),
+        required=False,
+        min_value=0.0001,
+        max_value=lab_config.GRAD_CLIP_MAX,
+        help_text=_("Leave empty for no clipping."),
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
+        super().__init__(*args, **kwargs)
+        self.fields["learning_rate"].widget.attrs["step"] = "any"
+        self.fields["grad_clip"].widget.attrs["step"] = "any"
+        self.run_config: lab_config.RunConfig | None = None
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if self.errors:
+            return data
+        effective, n, steps = data["effective_batch_size"], data["accumulation_steps"], data["steps"]
+        if effective % n:
+            self.add_error(
+                "accumulation_steps",
+                _("N must divide the effective batch size: %(effective)d is not divisible by %(n)d.")
+                % {"effective": effective, "n": n},
+            )
+        if steps * effective > lab_config.SAMPLE_BUDGET:
+            self.add_error(
+                None,
+                _("Steps × effective batch size can be at most %(budget)s samples; this run would use %(samples)s.")
+                % {"budget": f"{lab_config.SAMPLE_BUDGET:,}", "samples": f"{steps * effective:,}"},
+            )
+        if self.errors:
+            return data
+        self.run_config, errors = lab_config.validate_config(data)
+        for field, messages in errors.items():
+            for message in messages:
+                self.add_error(None if field == lab_config.NON_FIELD else field, message)
+        return data

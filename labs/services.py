@@ -1,0 +1,231 @@
+"""Lab workflows on the web side and in the beat tasks: submit, cancel, requeue, and the two
+safety nets (the sweeper for dead workers, the dispatcher for runs stored while Redis was down).
+
+The run row is the source of truth. A run is handed to the broker after its transaction commits;
+`enqueued_at` stays empty until the broker accepted it, so nothing is lost when Redis is down.
+Training itself happens in `labs.execution`, inside the worker.
+"""
+
+import logging
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
+
+from .models import LabRun
+from .presets import Preset
+
+logger = logging.getLogger(__name__)
+
+# Stored in `LabRun.error` untranslated and translated when shown (see LabRun.error_message).
+ERROR_WORKER_LOST = gettext_noop(
+    "The worker running this experiment stopped responding several times, so it was given up. "
+    "Please try again later; if it keeps happening, try fewer steps or a smaller batch."
+)
+ERROR_CANCELLED_WHILE_LOST = gettext_noop("Cancelled while its worker was not responding.")
+
+
+class LabQuotaError(Exception):
+    """A submission that would go over the learner's limits; the message says which."""
+
+
+def lab_run_submit(*, user: User, config: RunConfig) -> LabRun:
+    """One run of the learner's own settings."""
+    return lab_runs_submit(user=user, configs=[config])[0]
+
+
+def lab_preset_submit(*, user: User, preset: Preset) -> list[LabRun]:
+    """Every run of a preset, as one sweep (one click, one submission)."""
+    configs = []
+    for _label, data in preset.configs():
+        config, errors = validate_config(data)
+        if config is None:  # a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS
+            raise ValueError(f"preset {preset.slug} has an invalid run: {errors}")
+        configs.append(config)
+    return lab_runs_submit(user=user, configs=configs, preset=preset.slug)
+
+
+@transaction.atomic
+def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -> list[LabRun]:
+    """Store the runs (reusing finished identical ones) and queue the rest after commit."""
+    User.objects.select_for_update().filter(pk=user.pk).first()  # one submission per learner at a time
+    fingerprints = [config_fingerprint(config) for config in configs]
+    finished = finished_originals(fingerprints)
+    _check_quotas(user, [config for config, fp in zip(configs, fingerprints, strict=True) if fp not in finished])
+    sweep = uuid.uuid4() if len(configs) > 1 else None
+    runs = []
+    for index, (config, fp) in enumerate(zip(configs, fingerprints, strict=True)):
+        run = LabRun(
+            user=user,
+            preset=preset,
+            preset_index=index if preset else None,
+            sweep=sweep,
+            config=config.to_dict(),
+            fingerprint=fp,
+            code_version=CODE_VERSION,
+            total_steps=config.steps,
+        )
+        source = finished.get(fp)
+        if source is not None:
+            copy_result(run, source)
+        run.save()
+        if source is None:
+            transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk))
+        runs.append(run)
+    return runs
+
+
+def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
+    """The original succeeded run for each fingerprint (same settings, seed and code version)."""
+    found: dict[str, LabRun] = {}
+    originals = LabRun.objects.filter(
+        fingerprint__in=fingerprints, status=LabRun.Status.SUCCEEDED, reused_from__isnull=True
+    ).order_by("finished_at")
+    for run in originals:
+        found.setdefault(run.fingerprint, run)
+    return found
+
+
+def copy_result(run: LabRun, source: LabRun) -> None:
+    run.status = LabRun.Status.SUCCEEDED
+    run.reused_from = source
+    for field in ("curve", "validation", "metrics", "device", "torch_version", "done_steps", "total_steps"):
+        setattr(run, field, getattr(source, field))
+    run.finished_at = timezone.now()
+
+
+def _check_quotas(user: User, configs: list[RunConfig]) -> None:
+    if not configs:
+        return
+    active = LabRun.objects.filter(user=user, status__in=LabRun.ACTIVE).count()
+    limit = settings.LAB_MAX_ACTIVE_RUNS
+    if active + len(configs) > limit:
+        raise LabQuotaError(
+            _(
+                "You can have at most %(limit)d experiments waiting or running, and you have %(active)d. "
+                "Wait for some to finish or cancel one, then try again."
+            )
+            % {"limit": limit, "active": active}
+        )
+    budget = settings.LAB_DAILY_SAMPLE_BUDGET
+    wanted = sum(config.steps * config.effective_batch_size for config in configs)
+    spent = lab_budget_spent(user=user)
+    if spent + wanted > budget:
+        raise LabQuotaError(
+            _(
+                "This would train on %(wanted)s samples, but only %(left)s of your %(budget)s samples "
+                "for the last 24 hours are left. Lower the steps or the batch size, or come back tomorrow."
+            )
+            % {"wanted": f"{wanted:,}", "left": f"{max(0, budget - spent):,}", "budget": f"{budget:,}"}
+        )
+
+
+def lab_budget_spent(*, user: User) -> int:
+    """Samples (steps × effective batch) trained for the learner in the last 24 hours.
+    Reused results cost nothing, nor do runs cancelled before they started."""
+    since = timezone.now() - timedelta(hours=24)
+    runs = LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
+        status=LabRun.Status.CANCELLED, attempts=0
+    )
+    return sum(run.cost for run in runs.only("config"))
+
+
+def lab_run_enqueue(*, run_id: int) -> bool:
+    """Hand a queued run to the broker. False when the broker is unreachable: the run stays
+    stored with no `enqueued_at` and the dispatcher sends it once Redis is back."""
+    from . import tasks  # Celery is imported lazily so models and services load without a broker
+
+    try:
+        tasks.execute_run.apply_async(args=[run_id], retry=False)
+    except Exception as exc:  # noqa: BLE001 - kombu raises OperationalError, redis-py its own: "not sent"
+        logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
+        return False
+    LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
+    return True
+
+
+def lab_run_cancel(*, run: LabRun) -> bool:
+    """Cancel a queued run at once, or ask its worker to stop (it checks several times a second).
+    False when the run had already ended."""
+    now = timezone.now()
+    if LabRun.objects.filter(pk=run.pk, status=LabRun.Status.QUEUED).update(
+        status=LabRun.Status.CANCELLED, cancel_requested=True, finished_at=now
+    ):
+        return True
+    return bool(LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING).update(cancel_requested=True))
+
+
+def lab_run_requeue(*, run: LabRun) -> bool:
+    """Admin action: start a run again from scratch (a fresh budget of attempts)."""
+    updated = (
+        LabRun.objects.filter(pk=run.pk)
+        .exclude(status=LabRun.Status.QUEUED)
+        .update(
+            status=LabRun.Status.QUEUED,
+            attempts=0,
+            cancel_requested=False,
+            error="",
+            enqueued_at=None,
+            done_steps=0,
+            curve=[],
+            validation=[],
+            metrics={},
+            worker="",
+            started_at=None,
+            heartbeat_at=None,
+            finished_at=None,
+            reused_from=None,
+        )
+    )
+    if updated:
+        transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk))
+    return bool(updated)
+
+
+def lab_runs_sweep_stale() -> dict[str, int]:
+    """Runs whose worker stopped sending heartbeats: re-queue them (bounded), or end them with a
+    reason. Also forget the `enqueued_at` of runs queued for so long that Redis may have lost
+    their message, so the dispatcher sends them again (a duplicate message is harmless: only
+    one claim can win)."""
+    now = timezone.now()
+    counts = {"requeued": 0, "failed": 0, "cancelled": 0, "resent": 0}
+    stale = LabRun.objects.filter(status=LabRun.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=now - timedelta(seconds=settings.LAB_STALE_AFTER)) | Q(heartbeat_at__isnull=True)
+    )
+    for run in stale:
+        # Only if nothing changed since we looked: a late heartbeat means the worker lives.
+        same = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, heartbeat_at=run.heartbeat_at)
+        if run.cancel_requested:
+            ended = same.update(status=LabRun.Status.CANCELLED, finished_at=now, error=ERROR_CANCELLED_WHILE_LOST)
+            counts["cancelled"] += ended
+        elif run.attempts >= settings.LAB_MAX_ATTEMPTS:
+            counts["failed"] += same.update(status=LabRun.Status.FAILED, finished_at=now, error=ERROR_WORKER_LOST)
+        elif same.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker=""):
+            logger.warning("lab run %s lost its worker (attempt %s); re-queued", run.pk, run.attempts)
+            counts["requeued"] += 1
+            lab_run_enqueue(run_id=run.pk)
+    resend_before = now - timedelta(seconds=settings.LAB_RESEND_AFTER)
+    counts["resent"] = LabRun.objects.filter(status=LabRun.Status.QUEUED, enqueued_at__lt=resend_before).update(
+        enqueued_at=None
+    )
+    return counts
+
+
+def lab_runs_dispatch_pending() -> int:
+    """Send the queued runs the broker never got. Stops at the first failure (Redis still down)."""
+    grace = timezone.now() - timedelta(seconds=2)  # leave fresh submissions to their own on_commit
+    pending = LabRun.objects.filter(status=LabRun.Status.QUEUED, enqueued_at__isnull=True, created_at__lt=grace)
+    sent = 0
+    for run_id in pending.order_by("created_at").values_list("pk", flat=True)[:500]:
+        if not lab_run_enqueue(run_id=run_id):
+            break
+        sent += 1
+    return sent

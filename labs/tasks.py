@@ -1,0 +1,25 @@
+"""Thin Celery tasks (routed to the `gpu` queue by CELERY_TASK_ROUTES): load by id, call the service.
+
+Redelivery is safe: `execute_run` claims the row with a conditional update, so a message that
+arrives twice trains once. Nothing here imports torch (labs.execution does, inside the task).
+"""
+
+from celery import shared_task
+
+from .execution import lab_run_execute
+from .services import lab_runs_dispatch_pending, lab_runs_sweep_stale
+
+
+@shared_task(name="labs.tasks.execute_run", bind=True, acks_late=True)
+def execute_run(self, run_id: int) -> None:
+    lab_run_execute(run_id=run_id, worker=self.request.hostname or "")
+
+
+@shared_task(name="labs.tasks.sweep_stale_runs")
+def sweep_stale_runs() -> dict[str, int]:
+    return lab_runs_sweep_stale()
+
+
+@shared_task(name="labs.tasks.dispatch_pending_runs")
+def dispatch_pending_runs() -> int:
+    return lab_runs_dispatch_pending()

@@ -1,0 +1,38 @@
+import json
+
+from django import template
+from django.utils.formats import number_format
+
+register = template.Library()
+DASH = "—"
+
+
+def _number(value) -> float | None:
+    """Metrics missing from a run (not measured yet) reach templates as None or ""."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@register.filter
+def metric(value, digits: int = 4) -> str:
+    number = _number(value)
+    return DASH if number is None else number_format(number, decimal_pos=digits)
+
+
+@register.filter
+def percent(value) -> str:
+    number = _number(value)
+    return DASH if number is None else number_format(100 * number, decimal_pos=1) + " %"
+
+
+@register.filter
+def scientific(value) -> str:
+    """Tiny relative errors (1e-7) and big ones (0.3) on one scale."""
+    number = _number(value)
+    return DASH if number is None else f"{number:.1e}"
+
+
+@register.filter
+def to_json(value) -> str:
+    """Chart data for a `data-chart` attribute (autoescaped). Not json_script: htmx removes
+    script elements from swapped content when allowScriptTags is off, as it is here."""
+    return json.dumps(value, separators=(",", ":"))

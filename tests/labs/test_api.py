@@ -1,0 +1,151 @@
+import json
+
+import pytest
+from django.test import Client
+
+from accounts.models import ApiToken
+from labs.models import LabRun
+from labs.training.config import DEFAULT_CONFIG
+
+CONFIG = {**DEFAULT_CONFIG, "steps": 4, "effective_batch_size": 16}
+
+
+@pytest.fixture
+def token(learner):
+    _token, raw = ApiToken.issue(user=learner, name="script")
+    return raw
+
+
+def post_json(client, url, data, **headers):
+    return client.post(url, json.dumps(data), content_type="application/json", headers=headers)
+
+
+def test_submitting_without_login_or_token_is_refused(client, db):
+    response = post_json(client, "/api/labs/runs", CONFIG)
+    assert response.status_code == 401 and "error" in response.json()
+
+
+def test_a_token_submission_is_stored_queued_and_answered_201(
+    client, token, learner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_json(
+            Client(enforce_csrf_checks=True), "/api/labs/runs", CONFIG, Authorization=f"Bearer {token}"
+        )
+    assert response.status_code == 201
+    body = response.json()
+    run = LabRun.objects.get(pk=body["id"])
+    assert body["status"] == "queued" and body["reused"] is False
+    assert run.user == learner and run.config["steps"] == 4 and run.enqueued_at is not None
+
+
+def test_a_bad_token_counts_as_no_login(client, db):
+    response = post_json(client, "/api/labs/runs", CONFIG, Authorization="Bearer gac_not-a-real-token")
+    assert response.status_code == 401
+
+
+def test_invalid_settings_come_back_as_field_errors(client, token):
+    bad = {**CONFIG, "norm": "weird", "accumulation_steps": 3, "colour": "blue"}
+    response = post_json(client, "/api/labs/runs", bad, Authorization=f"Bearer {token}")
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body["fields"]) >= {"norm", "__all__"}
+    assert LabRun.objects.count() == 0
+
+
+@pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b"\xff\xfe", b""])
+def test_a_body_that_is_not_a_json_object_is_a_400(client, token, raw):
+    response = client.post(
+        "/api/labs/runs", raw, content_type="application/json", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 400 and response.json()["error"]
+
+
+def test_a_session_submission_needs_the_csrf_token(learner):
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(learner)
+    refused = post_json(browser, "/api/labs/runs", CONFIG)
+    assert refused.status_code == 403 and "CSRF" in refused.json()["error"]
+    browser.get("/en/labs/")  # sets the CSRF cookie, as a page load does
+    accepted = post_json(browser, "/api/labs/runs", CONFIG, X_CSRFToken=browser.cookies["csrftoken"].value)
+    assert accepted.status_code == 201
+
+
+def test_reading_a_run_gives_status_config_progress_metrics_and_curve(client, token, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED, device="cpu")
+    body = client.get(f"/api/labs/runs/{run.pk}", headers={"Authorization": f"Bearer {token}"}).json()
+    assert body["status"] == "succeeded" and body["config"] == run.config and body["device"] == "cpu"
+    assert body["progress"] == {"done_steps": 3, "total_steps": 3, "percent": 100}
+    assert {
+        "final_loss",
+        "val_accuracy",
+        "samples_per_second",
+        "wall_seconds",
+        "peak_activation_bytes",
+        "grad_equivalence_error",
+    } <= set(body["metrics"])
+    assert [point["step"] for point in body["curve"]] == [1, 2, 3]
+    assert set(body["curve"][0]) >= {"step", "loss", "grad_norm", "lr", "samples", "seconds"}
+    assert body["error"] is None
+
+
+def test_someone_elses_private_run_is_a_404_but_a_preset_run_is_public(client, other_learner, make_run):
+    private = make_run(other_learner)
+    public = make_run(other_learner, preset="memory-vs-n")
+    assert client.get(f"/api/labs/runs/{private.pk}").status_code == 404
+    assert client.get(f"/api/labs/runs/{public.pk}").status_code == 200
+
+
+def test_cancelling_a_queued_run_ends_it_and_a_finished_one_is_a_409(client, token, learner, make_run):
+    queued = make_run(learner)
+    finished = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    auth = {"Authorization": f"Bearer {token}"}
+    response = client.post(f"/api/labs/runs/{queued.pk}/cancel", headers=auth)
+    assert response.status_code == 200 and response.json()["status"] == "cancelled"
+    assert client.post(f"/api/labs/runs/{finished.pk}/cancel", headers=auth).status_code == 409
+
+
+def test_cancelling_a_running_run_asks_its_worker_to_stop(client, token, learner, make_run):
+    running = make_run(learner, status=LabRun.Status.RUNNING)
+    body = client.post(f"/api/labs/runs/{running.pk}/cancel", headers={"Authorization": f"Bearer {token}"}).json()
+    assert body["status"] == "running" and body["cancel_requested"] is True
+
+
+def test_nobody_cancels_someone_elses_run(client, token, other_learner, make_run):
+    run = make_run(other_learner, preset="memory-vs-n")
+    assert (
+        client.post(f"/api/labs/runs/{run.pk}/cancel", headers={"Authorization": f"Bearer {token}"}).status_code == 404
+    )
+    run.refresh_from_db()
+    assert run.status == "queued"
+
+
+def test_too_many_waiting_runs_is_a_429_with_the_reason(client, token, learner, make_run, settings):
+    settings.LAB_MAX_ACTIVE_RUNS = 1
+    make_run(learner)
+    response = post_json(client, "/api/labs/runs", CONFIG, Authorization=f"Bearer {token}")
+    assert response.status_code == 429 and "at most 1" in response.json()["error"]
+
+
+def test_the_daily_budget_of_steps_times_batch_is_enforced(client, token, settings):
+    settings.LAB_DAILY_SAMPLE_BUDGET = 100
+    first = post_json(client, "/api/labs/runs", {**CONFIG, "steps": 4}, Authorization=f"Bearer {token}")
+    second = post_json(client, "/api/labs/runs", {**CONFIG, "steps": 4, "seed": 1}, Authorization=f"Bearer {token}")
+    assert first.status_code == 201  # 4 × 16 = 64 samples
+    assert second.status_code == 429 and "36" in second.json()["error"]
+
+
+def test_submissions_are_rate_limited(client, token, settings):
+    settings.LAB_SUBMIT_RATE = "2/m"
+    codes = [
+        post_json(client, "/api/labs/runs", {**CONFIG, "seed": s}, Authorization=f"Bearer {token}").status_code
+        for s in range(3)
+    ]
+    assert codes == [201, 201, 429]
+
+
+def test_the_openapi_document_describes_the_labs_endpoints(client, db):
+    schema = client.get("/api/openapi.json").json()
+    assert {"/api/labs/runs", "/api/labs/runs/{run_id}", "/api/labs/runs/{run_id}/cancel"} <= set(schema["paths"])
+    assert "post" in schema["paths"]["/api/labs/runs"]
+    assert "LabRun" in schema["components"]["schemas"]

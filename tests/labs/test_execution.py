@@ -1,0 +1,88 @@
+"""The worker side, run in this process: claim, train with labs.training, report, finish."""
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from labs import services
+from labs.execution import lab_run_claim, lab_run_execute
+from labs.models import LabRun
+
+
+@pytest.fixture(autouse=True)
+def quiet_heartbeat(settings):
+    """The heartbeat thread has its own database connection, which would wait on the test's
+    open transaction; these runs are short enough to need no heartbeat."""
+    settings.LAB_HEARTBEAT_INTERVAL = 3600
+
+
+def test_a_queued_run_trains_to_succeeded_with_a_full_curve_and_metrics(learner, tiny_config):
+    run = services.lab_run_submit(user=learner, config=tiny_config(steps=4))
+    lab_run_execute(run_id=run.pk, worker="test@host")
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.attempts == 1 and run.worker == "test@host"
+    assert [point["step"] for point in run.curve] == [1, 2, 3, 4]
+    assert run.done_steps == 4 and run.progress_percent == 100
+    assert run.device == "cpu" and run.torch_version
+    assert run.metrics["final_loss"] == run.curve[-1]["loss"]
+    assert run.metrics["peak_activation_bytes"] > 0 and run.metrics["grad_equivalence_error"] < 1e-4
+    assert run.metrics["diverged"] is False
+
+
+def test_a_redelivered_message_never_trains_twice(learner, tiny_config):
+    run = services.lab_run_submit(user=learner, config=tiny_config())
+    lab_run_execute(run_id=run.pk, worker="first")
+    finished_at = LabRun.objects.get(pk=run.pk).finished_at
+    lab_run_execute(run_id=run.pk, worker="second")
+    run.refresh_from_db()
+    assert run.worker == "first" and run.attempts == 1 and run.finished_at == finished_at
+    assert lab_run_claim(run_id=run.pk, worker="third") is None
+
+
+def test_a_run_cancelled_while_queued_is_never_claimed(learner, tiny_config):
+    run = services.lab_run_submit(user=learner, config=tiny_config())
+    services.lab_run_cancel(run=run)
+    lab_run_execute(run_id=run.pk, worker="w")
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.attempts == 0 and run.curve == []
+
+
+def test_a_run_whose_twin_finished_meanwhile_reuses_it_without_training(learner, make_run, tiny_config):
+    waiting = services.lab_run_submit(user=learner, config=tiny_config())
+    twin = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    lab_run_execute(run_id=waiting.pk, worker="w")
+    waiting.refresh_from_db()
+    assert waiting.status == "succeeded" and waiting.reused_from == twin and waiting.curve == twin.curve
+
+
+def test_progress_is_written_a_few_times_per_second_not_per_step(learner, tiny_config, settings):
+    def progress_writes(interval):
+        settings.LAB_PROGRESS_INTERVAL = interval
+        run = services.lab_run_submit(user=learner, config=tiny_config(steps=12, seed=int(interval)))
+        with CaptureQueriesContext(connection) as queries:
+            lab_run_execute(run_id=run.pk, worker="w")
+        sql = [q["sql"] for q in queries.captured_queries]
+        return sum(q.startswith('UPDATE "labs_labrun" SET') and '"curve" = ' in q for q in sql)
+
+    assert progress_writes(0) == 1 + 12 + 1  # the claim (empty curve), every step, the final result
+    assert progress_writes(60) == 1 + 2 + 1  # the claim, the first and last steps only, the final result
+
+
+def test_cancelling_a_running_run_stops_training_and_keeps_the_curve_so_far(
+    transactional_db, learner, tiny_config, settings
+):
+    settings.LAB_PROGRESS_INTERVAL = 0
+    run = services.lab_run_submit(user=learner, config=tiny_config(steps=400, task="digits-cnn"))
+    worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
+    worker.start()
+    deadline = time.monotonic() + 60
+    while LabRun.objects.get(pk=run.pk).done_steps < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert services.lab_run_cancel(run=run)
+    worker.join(timeout=60)
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert 2 <= len(run.curve) < 400 and run.done_steps == len(run.curve)

@@ -1,0 +1,40 @@
+"""The web process must never import torch: it is slow to load and the worker alone needs it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+import importlib, pkgutil, sys
+import django
+django.setup()
+from django.urls import get_resolver
+import config.urls
+get_resolver().url_patterns  # loads every app's urls, hence its views
+from django.contrib import admin
+admin.autodiscover()
+import labs.api, labs.tasks, labs.execution, labs.services, labs.selectors
+for app in ("accounts", "course", "quizzes", "labs", "config"):
+    for module in pkgutil.iter_modules([app]):
+        if module.name.startswith(("views", "api")):
+            importlib.import_module(f"{app}.{module.name}")
+from config.celery import app
+app.loader.import_default_modules()  # what a worker's parent process imports before forking
+print("torch" in sys.modules, "labs.views" in sys.modules, "labs.tasks" in sys.modules)
+"""
+
+
+def test_importing_urls_views_and_tasks_leaves_torch_out():
+    result = subprocess.run(  # noqa: PLW1510 - the return code is asserted below
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True", "True"]

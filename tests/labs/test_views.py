@@ -1,0 +1,188 @@
+import html as html_lib
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from labs.models import LabRun
+from labs.training.config import DEFAULT_CONFIG
+
+
+def chart_data(html: str, holder: str) -> dict:
+    """The JSON a chart draws, from its holder's data-chart attribute."""
+    match = re.search(rf'id="{holder}"[^>]*data-chart="([^"]*)"', html)
+    return json.loads(html_lib.unescape(match.group(1)))
+
+
+def test_the_index_lists_every_preset_and_invites_visitors_to_log_in(client, db):
+    response = client.get(reverse("labs:index"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert reverse("labs:preset", args=["batchnorm-n-sweep"]) in html
+    assert reverse("accounts:login") in html
+    assert 'action="/en/labs/runs/"' not in html
+
+
+def test_the_index_shows_the_form_and_the_learners_runs(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    html = learner_client.get(reverse("labs:index")).content.decode()
+    assert 'name="accumulation_steps"' in html
+    assert reverse("labs:run", args=[run.pk]) in html
+
+
+def test_a_preset_page_says_what_to_look_for_and_offers_one_click(learner_client):
+    html = learner_client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
+    assert "coincide" in html
+    assert reverse("labs:preset_run", args=["layernorm-n-sweep"]) in html
+    assert "Nobody has run this preset yet" in html
+
+
+def test_an_unknown_preset_is_a_404(client, db):
+    assert client.get(reverse("labs:preset", args=["no-such-preset"])).status_code == 404
+
+
+def test_running_a_preset_needs_an_account(client, db):
+    response = client.post(reverse("labs:preset_run", args=["layernorm-n-sweep"]))
+    assert response.status_code == 302 and reverse("accounts:login") in response["Location"]
+    assert LabRun.objects.count() == 0
+
+
+def test_running_a_preset_queues_its_sweep_and_opens_the_comparison(
+    learner_client, learner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = learner_client.post(reverse("labs:preset_run", args=["layernorm-n-sweep"]))
+    runs = list(LabRun.objects.order_by("preset_index"))
+    assert [run.config["accumulation_steps"] for run in runs] == [1, 4, 16]
+    assert len({run.sweep for run in runs}) == 1 and runs[0].sweep is not None
+    assert all(run.status == "queued" and run.enqueued_at is not None for run in runs)
+    assert len(callbacks) == 3
+    assert response.status_code == 302
+    assert response["Location"] == reverse("labs:compare") + "?" + "&".join(f"run={run.pk}" for run in runs)
+
+
+def test_the_preset_page_shows_the_latest_public_results(client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED, preset="layernorm-n-sweep")
+    html = client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
+    assert 'data-lab-chart="lab-results"' in html and "data-chart=" in html
+    assert f'data-run-id="{run.pk}"' in html
+
+
+def test_a_valid_form_stores_a_queued_run_and_redirects_to_its_page(learner_client, learner):
+    data = {**DEFAULT_CONFIG, "steps": 5, "grad_clip": ""}
+    response = learner_client.post(reverse("labs:submit"), data)
+    run = LabRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("labs:run", args=[run.pk])
+    assert run.user == learner and run.status == "queued" and run.config["steps"] == 5
+    assert run.config["grad_clip"] is None
+
+
+def test_a_form_with_n_not_dividing_the_batch_explains_why(learner_client):
+    data = {**DEFAULT_CONFIG, "effective_batch_size": 30, "accumulation_steps": 4, "grad_clip": ""}
+    response = learner_client.post(reverse("labs:submit"), data)
+    assert response.status_code == 400
+    assert "30 is not divisible by 4" in response.content.decode()
+    assert LabRun.objects.count() == 0
+
+
+def test_a_private_run_is_hidden_from_others_but_open_through_its_share_link(client, other_learner, make_run):
+    run = make_run(other_learner, status=LabRun.Status.SUCCEEDED)
+    assert client.get(reverse("labs:run", args=[run.pk])).status_code == 404
+    shared = client.get(reverse("labs:shared", args=[run.share_token]))
+    assert shared.status_code == 200
+    assert "Cancel this run" not in shared.content.decode()
+
+
+def test_making_a_new_share_link_retires_the_old_one(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    old = run.share_token
+    learner_client.post(reverse("labs:share_reset", args=[run.pk]))
+    run.refresh_from_db()
+    assert run.share_token != old
+    assert learner_client.get(reverse("labs:shared", args=[old])).status_code == 404
+
+
+def test_an_active_run_fragment_keeps_polling_and_a_finished_one_stops(learner_client, learner, make_run):
+    active = make_run(learner, status=LabRun.Status.RUNNING, done_steps=1)
+    finished = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    polling = learner_client.get(reverse("labs:run", args=[active.pk]), headers={"HX-Request": "true"})
+    done = learner_client.get(reverse("labs:run", args=[finished.pk]), headers={"HX-Request": "true"})
+    assert 'hx-trigger="every 1s"' in polling.content.decode()
+    assert "<html" not in polling.content.decode()
+    assert "hx-trigger" not in done.content.decode()
+    assert "data-chart=" in done.content.decode()
+
+
+def test_the_run_page_offers_cancel_to_its_owner_while_active(learner_client, learner, make_run):
+    run = make_run(learner)
+    html = learner_client.get(reverse("labs:run", args=[run.pk])).content.decode()
+    assert reverse("labs:cancel", args=[run.pk]) in html
+    learner_client.post(reverse("labs:cancel", args=[run.pk]))
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+
+
+def test_a_reused_run_says_so(learner_client, learner, make_run):
+    original = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    reused = make_run(learner, status=LabRun.Status.SUCCEEDED, reused_from=original)
+    html = learner_client.get(reverse("labs:run", args=[reused.pk])).content.decode()
+    assert "stored result instead of training again" in html
+
+
+def test_the_compare_page_overlays_visible_runs_and_skips_hidden_ones(learner_client, learner, other_learner, make_run):
+    mine = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    public = make_run(other_learner, status=LabRun.Status.SUCCEEDED, preset="memory-vs-n")
+    private = make_run(other_learner, status=LabRun.Status.SUCCEEDED)
+    url = reverse("labs:compare") + f"?run={mine.pk}&run={public.pk}&run={private.pk}&x=samples&y=log"
+    response = learner_client.get(url)
+    html = response.content.decode()
+    data = chart_data(html, "lab-results")
+    assert [run["id"] for run in data["runs"]] == [mine.pk, public.pk]
+    assert data["runs"][0]["points"][0] == [1, 16, 0.1, 2.0]
+    assert f'data-run-id="{private.pk}"' not in html
+    assert "hx-trigger" not in html  # nothing left to wait for
+    assert '<option value="log" selected>' in html
+    assert f"run={mine.share_token}" in html  # the shareable link names private runs by token
+
+
+def test_the_compare_share_link_shows_private_runs_to_anyone_holding_it(client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    html = client.get(reverse("labs:compare") + f"?run={run.share_token}").content.decode()
+    assert f'data-run-id="{run.pk}"' in html
+
+
+def test_compare_exports_curves_as_csv_and_runs_as_json(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    csv_response = learner_client.get(reverse("labs:compare_csv") + f"?run={run.pk}")
+    lines = csv_response.content.decode().splitlines()
+    assert lines[0] == "run_id,label,step,loss,grad_norm,lr,samples,tokens,seconds"
+    assert lines[1].startswith(f"{run.pk},") and len(lines) == 1 + run.config["steps"]
+    assert csv_response["Content-Disposition"].startswith("attachment")
+    runs = learner_client.get(reverse("labs:compare_json") + f"?run={run.pk}").json()["runs"]
+    assert runs[0]["id"] == run.pk and len(runs[0]["curve"]) == run.config["steps"]
+
+
+def test_the_compare_fragment_polls_while_a_run_is_active(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.RUNNING)
+    response = learner_client.get(reverse("labs:compare") + f"?run={run.pk}", headers={"HX-Request": "true"})
+    assert 'hx-trigger="every 1s"' in response.content.decode()
+
+
+@pytest.mark.parametrize("query", ["?run=abc", "?run=99999999999999999999999", "?smooth=lots&x=nope", ""])
+def test_the_compare_page_tolerates_odd_queries(client, db, query):
+    assert client.get(reverse("labs:compare") + query).status_code == 200
+
+
+def test_the_dashboard_lists_the_learners_recent_runs(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.FAILED, error="boom")
+    html = learner_client.get(reverse("accounts:dashboard")).content.decode()
+    assert reverse("labs:run", args=[run.pk]) in html and "Failed" in html
+
+
+def test_submission_is_rate_limited_per_learner(learner_client, settings):
+    settings.LAB_SUBMIT_RATE = "1/h"
+    data = {**DEFAULT_CONFIG, "steps": 2, "grad_clip": ""}
+    assert learner_client.post(reverse("labs:submit"), data).status_code == 302
+    assert learner_client.post(reverse("labs:submit"), {**data, "seed": 1}).status_code == 429
+    assert LabRun.objects.count() == 1
