@@ -43,6 +43,7 @@ def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     import os
 
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    full_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for the browser tests only
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True)
 
 

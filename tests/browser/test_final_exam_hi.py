@@ -2,14 +2,11 @@
 opens the verification page from the link printed in it."""
 
 import io
-import os
 import unicodedata
 
 import pypdf
 import pytest
 import yaml
-
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's event loop shares this thread with the ORM
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

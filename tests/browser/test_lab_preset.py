@@ -4,41 +4,23 @@ import re
 
 import pytest
 from django.test import Client
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
 @pytest.fixture
-def browser_page(monkeypatch, settings, live_server, learner):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-    # The live server finds static files by their source names; after collectstatic the manifest
-    # storage would hand out hashed names it cannot find.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+def browser_page(browser, live_server, learner):
+    """A page of the shared Chromium, logged in as the learner (the session cookie of a test client)."""
     client = Client()
     client.force_login(learner)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        context = browser.new_context()
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-        page = context.new_page()
-        page.errors = []
-        page.on("console", lambda message: message.type == "error" and page.errors.append(message.text))
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        yield page
-        browser.close()
+    context = browser.new_context()
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page = context.new_page()
+    page.errors = []
+    page.on("console", lambda message: message.type == "error" and page.errors.append(message.text))
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    yield page
+    context.close()
 
 
 def test_a_learner_runs_a_preset_and_sees_the_chart_and_the_comparison(
@@ -67,7 +49,7 @@ def test_a_learner_runs_a_preset_and_sees_the_chart_and_the_comparison(
     )
     assert drawn == [["N = 1", 4], ["N = 4", 4], ["N = 16", 4]]
     expect(results.locator("tbody tr").first).to_contain_text("layer")
-    expect(results).not_to_have_attribute("hx-trigger", "every 1s")  # polling stopped when the runs ended
+    expect(results).not_to_have_attribute("data-hx-trigger", "every 1s")  # polling stopped when the runs ended
 
     page.select_option("#lab-y", "log")
     page.select_option("#lab-x", "samples")
