@@ -173,7 +173,8 @@ SECURE_SSL_REDIRECT = HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("SECURE_HSTS_PRELOAD", True)
-if env_bool("BEHIND_PROXY", False):
+BEHIND_PROXY = env_bool("BEHIND_PROXY", False)
+if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # Without HTTPS (one machine on localhost) the HTTPS-only checks cannot apply.
 SILENCED_SYSTEM_CHECKS = [] if HTTPS else ["security.W004", "security.W008", "security.W012", "security.W016"]
@@ -183,6 +184,7 @@ if HTTPS and not SECURE_HSTS_PRELOAD:
 RATELIMIT_USE_CACHE = "default"
 RATELIMIT_FAIL_OPEN = False
 RATELIMIT_VIEW = "config.views.rate_limited"
+RATELIMIT_IP_META_KEY = "config.ratelimit.client_ip"  # the learner's address, also behind the proxy
 RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 
 # Celery: workers consume the `gpu` queue. The lab run row, not Celery, is the source of truth.
@@ -248,6 +250,7 @@ QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait a
 QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
 QUIZ_ANSWER_RATE = env_str("QUIZ_ANSWER_RATE", "30/m")  # answer submissions per client (django-ratelimit rate)
 QUIZ_START_RATE = env_str("QUIZ_START_RATE", "30/h")  # attempts started per IP address
+CERT_LOOKUP_RATE = env_str("CERT_LOOKUP_RATE", "60/m")  # certificate look-ups (page and API together) per IP
 CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
 # Ed25519 signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
 CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))

@@ -12,7 +12,6 @@ urlpatterns = [
     path("", course_views.language_redirect, name="root"),
     path("healthz", views.health, name="health"),
     path("ping", views.ping, name="ping"),
-    path("pingbig", views.ping_big),
     path("admin/", admin.site.urls),
     path("", include("quizzes.api_urls")),
     path("", include("labs.api_urls")),

@@ -7,36 +7,41 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 
+def _error(request: HttpRequest, title: str, message: str, status: int) -> HttpResponse:
+    """An error page, or under /api/ the API's JSON error, so API clients never parse HTML."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": message}, status=status)
+    return render(request, "error.html", {"title": title, "message": message}, status=status)
+
+
 def rate_limited(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = _("You are going a little fast. Please wait a minute and try again.")
-    if request.path.startswith("/api/"):
-        return JsonResponse({"error": message}, status=429)
-    return render(request, "error.html", {"title": _("Too many requests"), "message": message}, status=429)
+    return _error(request, _("Too many requests"), message, 429)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = _("The request could not be understood. Please go back and try again.")
-    return render(request, "error.html", {"title": _("Bad request"), "message": message}, status=400)
+    return _error(request, _("Bad request"), message, 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = _("You do not have access to this page.")
-    return render(request, "error.html", {"title": _("Access denied"), "message": message}, status=403)
+    return _error(request, _("Access denied"), message, 403)
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = _("We could not find that page. It may have moved; try the course index.")
-    return render(request, "error.html", {"title": _("Page not found"), "message": message}, status=404)
+    return _error(request, _("Page not found"), message, 404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     message = _("Something went wrong on our side. Please try again in a moment.")
-    return render(request, "error.html", {"title": _("Server error"), "message": message}, status=500)
+    return _error(request, _("Server error"), message, 500)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     message = _("Your session expired or the form was sent twice. Reload the page and try again.")
-    return render(request, "error.html", {"title": _("Form expired"), "message": message}, status=403)
+    return _error(request, _("Form expired"), message, 403)
 
 
 @require_GET
@@ -51,7 +56,3 @@ def ping(request: HttpRequest) -> HttpResponse:
     """The smallest page the site serves (no database, no template): bench/load.py compares
     every page's throughput with it, measured by the same server in the same run."""
     return HttpResponse("ok", content_type="text/plain")
-
-BIG = b"x" * 41400
-def ping_big(request):
-    return HttpResponse(BIG, content_type="text/html")

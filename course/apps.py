@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class CourseConfig(AppConfig):
     name = "course"
     verbose_name = _("Course")
+
+    def ready(self) -> None:
+        from . import page_cache  # noqa: F401 - connects the signals that retire cached pages

@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 from . import narration
 from .content import load_all_guides
 from .models import Guide, GuidePage, Subscriber
+from .page_cache import pages_changed
 from .rendering import render_markdown
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,8 @@ def guides_sync(*, content_dir: Path | None = None) -> dict[str, int]:
             counts[_sync_page(guide, language, source)] += 1
     stale = Guide.objects.exclude(slug__in=guides.keys()).filter(is_published=True)
     counts["unpublished"] = stale.update(is_published=False)
+    if counts["unpublished"]:
+        pages_changed()  # QuerySet.update sends no signal
     return counts
 
 
@@ -79,6 +82,7 @@ def narration_record(page: GuidePage, filename: str, seconds: float) -> None:
     old = page.narration_file
     GuidePage.objects.filter(pk=page.pk).update(narration_file=filename, narration_seconds=seconds)
     page.narration_file, page.narration_seconds = filename, seconds
+    pages_changed()  # QuerySet.update sends no signal
     if old and old != filename:
         (settings.NARRATION_DIR / old).unlink(missing_ok=True)
 

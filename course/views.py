@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import get_language, get_language_from_request
 from django.utils.translation import gettext as _
@@ -11,6 +12,7 @@ from django_ratelimit.decorators import ratelimit
 from . import services
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
+from .page_cache import cache_for_anonymous
 from .search import search_guides
 
 
@@ -38,6 +40,7 @@ def guide_index(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@cache_for_anonymous
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     pages = list(_published_pages(get_language()))
     index = next((i for i, p in enumerate(pages) if p.guide.slug == slug), None)
@@ -56,7 +59,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "lab_url": reverse("labs:preset", args=[page.guide.lab_preset]) if page.guide.lab_preset else "",
         "newsletter_form": NewsletterForm(),
     }
-    return render(request, "course/guide_detail.html", context)
+    return TemplateResponse(request, "course/guide_detail.html", context)
 
 
 @require_GET

@@ -54,6 +54,8 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     run = lab_run_claim(run_id=run_id, worker=worker)
     if run is None:
         return
+    # One line per claim: an operator (and the scale-out test) can see each run was trained once.
+    logger.info("lab run %s claimed by %s (attempt %s)", run.pk, worker, run.attempts)
     mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
     if twin is not None:  # an identical run finished while this one waited

@@ -12,6 +12,54 @@ def _json(schema: dict, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+_RUN_PROPERTIES = {
+    "id": {"type": "integer"},
+    "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed", "cancelled"]},
+    "label": {"type": "string"},
+    "preset": {"type": ["string", "null"]},
+    "config": {"$ref": "#/components/schemas/LabRunConfig"},
+    "code_version": {"type": "string"},
+    "progress": {
+        "type": "object",
+        "properties": {
+            "done_steps": {"type": "integer"},
+            "total_steps": {"type": "integer"},
+            "percent": {"type": "integer"},
+        },
+    },
+    "device": {"type": ["string", "null"], "examples": ["cuda:0 NVIDIA H200", "cpu"]},
+    "torch_version": {"type": ["string", "null"]},
+    "metrics": {
+        "type": "object",
+        "properties": {
+            name: {"type": ["number", "null"]}
+            for name in (
+                "final_loss",
+                "val_loss",
+                "val_accuracy",
+                "samples_per_second",
+                "tokens_per_second",
+                "wall_seconds",
+                "peak_activation_bytes",
+                "grad_equivalence_error",
+            )
+        }
+        | {"diverged": {"type": ["boolean", "null"]}},
+    },
+    "curve": {"type": "array", "items": {"$ref": "#/components/schemas/LabCurvePoint"}},
+    "validation": {"type": "array", "items": {"type": "object"}},
+    "reused_from": {
+        "type": ["integer", "null"],
+        "description": "Set when identical settings had already been trained: the stored result.",
+    },
+    "cancel_requested": {"type": "boolean"},
+    "error": {"type": ["string", "null"], "description": "Why the run failed."},
+    "created_at": {"type": "string", "format": "date-time"},
+    "finished_at": {"type": ["string", "null"], "format": "date-time"},
+}
+_RUN_REQUIRED = ["id", "status", "config", "progress", "metrics", "curve", "error"]
+
+
 COMPONENTS = {
     "securitySchemes": {
         "bearerAuth": {"type": "http", "scheme": "bearer", "description": "A personal API token from the dashboard."},
@@ -87,54 +135,12 @@ COMPONENTS = {
                 "seconds": {"type": "number"},
             },
         },
-        "LabRun": {
+        "LabRun": {"type": "object", "required": _RUN_REQUIRED, "properties": _RUN_PROPERTIES},
+        "LabRunWithoutCurve": {
             "type": "object",
-            "required": ["id", "status", "config", "progress", "metrics", "curve", "error"],
-            "properties": {
-                "id": {"type": "integer"},
-                "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed", "cancelled"]},
-                "label": {"type": "string"},
-                "preset": {"type": ["string", "null"]},
-                "config": {"$ref": "#/components/schemas/LabRunConfig"},
-                "code_version": {"type": "string"},
-                "progress": {
-                    "type": "object",
-                    "properties": {
-                        "done_steps": {"type": "integer"},
-                        "total_steps": {"type": "integer"},
-                        "percent": {"type": "integer"},
-                    },
-                },
-                "device": {"type": ["string", "null"], "examples": ["cuda:0 NVIDIA H200", "cpu"]},
-                "torch_version": {"type": ["string", "null"]},
-                "metrics": {
-                    "type": "object",
-                    "properties": {
-                        name: {"type": ["number", "null"]}
-                        for name in (
-                            "final_loss",
-                            "val_loss",
-                            "val_accuracy",
-                            "samples_per_second",
-                            "tokens_per_second",
-                            "wall_seconds",
-                            "peak_activation_bytes",
-                            "grad_equivalence_error",
-                        )
-                    }
-                    | {"diverged": {"type": ["boolean", "null"]}},
-                },
-                "curve": {"type": "array", "items": {"$ref": "#/components/schemas/LabCurvePoint"}},
-                "validation": {"type": "array", "items": {"type": "object"}},
-                "reused_from": {
-                    "type": ["integer", "null"],
-                    "description": "Set when identical settings had already been trained: the stored result.",
-                },
-                "cancel_requested": {"type": "boolean"},
-                "error": {"type": ["string", "null"], "description": "Why the run failed."},
-                "created_at": {"type": "string", "format": "date-time"},
-                "finished_at": {"type": ["string", "null"], "format": "date-time"},
-            },
+            "description": "A run as the cancel answer gives it: everything but the loss curve.",
+            "required": [name for name in _RUN_REQUIRED if name != "curve"],
+            "properties": {name: value for name, value in _RUN_PROPERTIES.items() if name != "curve"},
         },
         "LabRunCreated": {
             "type": "object",
@@ -173,7 +179,7 @@ PATHS = {
         "get": {
             "summary": "A lab run: status, progress, metrics and the loss curve",
             "tags": ["labs"],
-            "security": _SECURITY + [{}],
+            "security": [*_SECURITY, {}],
             "parameters": [_RUN_ID],
             "responses": {
                 "200": _json(_RUN, "The run."),
@@ -188,7 +194,10 @@ PATHS = {
             "security": _SECURITY,
             "parameters": [_RUN_ID],
             "responses": {
-                "200": _json(_RUN, "Cancelled, or the worker was asked to stop (it does so within a second)."),
+                "200": _json(
+                    {"$ref": "#/components/schemas/LabRunWithoutCurve"},
+                    "Cancelled, or the worker was asked to stop (it does so within a second).",
+                ),
                 "401": _json(_ERROR, "Not logged in and no valid token."),
                 "404": _json(_ERROR, "No such run of yours."),
                 "409": _json(_ERROR, "The run had already finished."),

@@ -144,7 +144,11 @@ def lab_run_enqueue(*, run_id: int) -> bool:
     from . import tasks  # Celery is imported lazily so models and services load without a broker
 
     try:
-        tasks.execute_run.apply_async(args=[run_id], retry=False)
+        # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
+        # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
+        with tasks.execute_run.app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=0)
+            tasks.execute_run.apply_async(args=[run_id], retry=False, connection=connection)
     except Exception as exc:  # noqa: BLE001 - kombu raises OperationalError, redis-py its own: "not sent"
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False

@@ -1,14 +1,23 @@
-"""The JSON API: certificates, the issuer's public keys, and the OpenAPI document."""
+"""The JSON API: certificates, the issuer's public keys, and the OpenAPI document.
+
+These views only read, so they are exempt from CSRF: a POST (or any other method) gets the 405
+of @require_GET instead of the CSRF failure page, which API clients could not act on.
+"""
 
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from django_ratelimit.decorators import ratelimit
 
+from config.ratelimit import setting_rate
+
 from . import credentials, keys, openapi
 from .models import Certificate, normalize_certificate_id
+
+CERTIFICATE_LOOKUP = "quizzes:certificate-lookup"  # one counter for the page and the API
 
 
 def _public(response: JsonResponse, max_age: int) -> JsonResponse:
@@ -36,8 +45,9 @@ def certificate_json(certificate: Certificate) -> dict:
     }
 
 
+@csrf_exempt  # read-only, see the module docstring
 @require_GET
-@ratelimit(key="ip", rate="60/m", block=True)
+@ratelimit(key="ip", group=CERTIFICATE_LOOKUP, rate=setting_rate("CERT_LOOKUP_RATE"), block=True)
 def certificate(request: HttpRequest, certificate_id: str) -> JsonResponse:
     compact = normalize_certificate_id(certificate_id)
     found = Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None
@@ -49,11 +59,13 @@ def certificate(request: HttpRequest, certificate_id: str) -> JsonResponse:
     return _public(JsonResponse(certificate_json(found), json_dumps_params={"ensure_ascii": False}), 60)
 
 
+@csrf_exempt  # read-only, see the module docstring
 @require_GET
 def jwks(request: HttpRequest) -> JsonResponse:
     return _public(JsonResponse(keys.jwks()), 300)
 
 
+@csrf_exempt  # read-only, see the module docstring
 @require_GET
 def openapi_document(request: HttpRequest) -> JsonResponse:
     return _public(JsonResponse(openapi.document(), json_dumps_params={"ensure_ascii": False}), 300)

@@ -15,7 +15,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 from django_ratelimit.decorators import ratelimit
 
+from config.ratelimit import setting_rate
+
 from . import credentials, services
+from .api import CERTIFICATE_LOOKUP
 from .models import Certificate, normalize_certificate_id
 from .pdf import certificate_pdf
 
@@ -51,6 +54,7 @@ def _linkedin_url(certificate: Certificate, url: str) -> str:
 
 
 @require_GET
+@ratelimit(key="ip", group=CERTIFICATE_LOOKUP, rate=setting_rate("CERT_LOOKUP_RATE"), block=True)
 def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
     certificate = _certificate_or_404(certificate_id)
     if certificate_id != certificate.display_id:

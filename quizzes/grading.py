@@ -14,7 +14,9 @@ from .models import Question
 MAX_NUMBER_LENGTH = 40
 DEVANAGARI_DIGITS = str.maketrans("०१२३४५६७८९", "0123456789")
 POSITION_RE = re.compile(r"^[0-9]{1,3}$")
-NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+# At most three exponent digits: Fraction("1e9999999") alone would compute 10**9999999 (seconds
+# of CPU per request), and no answer needs more than 1e999 (floats end near 1e308 anyway).
+NUMBER_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?$")
 
 
 class InvalidAnswer(ValueError):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 import pytest
 import redis
@@ -29,9 +30,13 @@ def clean_cache():
     """Rate-limit counters and cached pages must not leak from one test to the next."""
     from django.core.cache import cache
 
+    from course.page_cache import forget_process_pages
+
     cache.clear()
+    forget_process_pages()
     yield
     cache.clear()
+    forget_process_pages()
 
 
 @pytest.fixture(autouse=True)
@@ -48,8 +53,13 @@ def database_url_for_subprocess() -> str:
     s = connection.settings_dict
     if s["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{s['NAME']}"
-    auth = f"{s['USER']}:{s['PASSWORD']}@" if s.get("PASSWORD") else (f"{s['USER']}@" if s.get("USER") else "")
-    return f"postgres://{auth}{s.get('HOST') or 'localhost'}:{s.get('PORT') or 5432}/{s['NAME']}"
+    # Quoted, because a password may hold '@' or ':' and a host may be a socket folder ('/run/...').
+    user, password = quote(str(s.get("USER") or ""), safe=""), quote(str(s.get("PASSWORD") or ""), safe="")
+    auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = quote(str(s.get("HOST") or "localhost"), safe="")
+    options = {k: v for k, v in (s.get("OPTIONS") or {}).items() if isinstance(v, str | int)}
+    query = f"?{urlencode(options)}" if options else ""
+    return f"postgres://{auth}{host}:{s.get('PORT') or 5432}/{quote(s['NAME'], safe='')}{query}"
 
 
 def subprocess_env(**overrides: str) -> dict[str, str]:
@@ -127,6 +137,13 @@ def make_worker(transactional_db, tmp_path):
     yield factory
     for worker in workers:
         worker.stop()
+
+
+@pytest.fixture
+def site_env(transactional_db):
+    """`site_env(KEY="value")`: the environment of any site process (web, Redis, worker) started by a
+    test on the test database; the data it needs must be committed, hence transactional_db."""
+    return subprocess_env
 
 
 @pytest.fixture

@@ -48,6 +48,16 @@
     setupCopyButtons(root);
   }
 
+  // Targets marked data-swap-errors receive a 400 holding the form and its error messages: show
+  // it, where htmx would drop an error response. (In htmx 2 detail.elt is the swap target.)
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.elt;
+    if (event.detail.xhr.status === 400 && elt.closest && elt.closest("[data-swap-errors]")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
   document.addEventListener("DOMContentLoaded", function () { enhance(document.body); });
   document.addEventListener("htmx:afterSwap", function (event) { enhance(event.target); });
   window.courseSite = { enhance: enhance };

@@ -38,8 +38,16 @@ class PageProblems:
         self.items: list[str] = []
         page.on("console", lambda m: self.items.append(f"console: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.items.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.items.append(f"failed: {r.url} {r.failure}"))
+        page.on("requestfailed", self._failed)
         page.on("response", lambda r: self.items.append(f"HTTP {r.status}: {r.url}") if r.status >= 500 else None)
+
+    def _failed(self, request) -> None:
+        # A favicon, font or audio fetch still running when the test moves on to the next page is
+        # cancelled by the browser (ERR_ABORTED); a missing file shows as a console error instead.
+        passive = request.resource_type in ("image", "font", "media") or "favicon" in request.url
+        if request.failure == "net::ERR_ABORTED" and passive:
+            return
+        self.items.append(f"failed: {request.url} {request.failure}")
 
 
 @pytest.fixture
@@ -48,8 +56,9 @@ def page(browser):
     page = context.new_page()
     page.problems = PageProblems(page)
     yield page
+    problems = list(page.problems.items)  # requests cut short by closing the page do not count
     context.close()
-    assert page.problems.items == []
+    assert problems == []
 
 
 @pytest.fixture
@@ -58,8 +67,9 @@ def phone_page(browser):
     page = context.new_page()
     page.problems = PageProblems(page)
     yield page
+    problems = list(page.problems.items)  # requests cut short by closing the page do not count
     context.close()
-    assert page.problems.items == []
+    assert problems == []
 
 
 @pytest.fixture
@@ -73,3 +83,222 @@ def screenshot():
         return path
 
     return save
+
+
+# Shared by the journey, accessibility, phone-width, HTML and XSS tests -----------------------------
+
+GUIDE = "the-accumulation-loop"  # its quiz has every question type, its preset is a two-run sweep
+
+
+@pytest.fixture
+def fast_passwords(settings):
+    """Proper password hashing costs a good part of a second per sign-up or log-in."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def course_site(db, settings, tmp_path, fast_passwords):
+    """The real guides and quizzes from content/, with certificates signed by throw-away keys."""
+    from course.services import guides_sync
+    from quizzes.services import quizzes_sync
+
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+    guides_sync()
+    quizzes_sync()
+
+
+def correct_answer(attempt, number: int) -> dict[str, str | list[str]]:
+    """What a learner who knows the material posts for question `number` (positions as shown)."""
+    from quizzes.models import Question
+
+    question = Question.objects.get(pk=attempt.question_ids[number - 1])
+    shown = attempt.layout.get(str(question.pk), [])
+    if question.type == "numeric":
+        return {"value": f"{question.answer:g}"}
+    if question.type == "ordering":
+        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(question.options, start=1)}
+    positions = [str(shown.index(o["id"]) + 1) for o in question.options if o["correct"]]
+    return {"choice": positions}
+
+
+def wrong_answer(attempt, number: int) -> dict[str, str | list[str]]:
+    from quizzes.models import Question
+
+    question = Question.objects.get(pk=attempt.question_ids[number - 1])
+    shown = attempt.layout.get(str(question.pk), [])
+    if question.type == "numeric":
+        return {"value": f"{question.answer + 1000:g}"}
+    if question.type == "ordering":
+        backwards = list(reversed(question.options))
+        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(backwards, start=1)}
+    return {"choice": [str(shown.index(next(o["id"] for o in question.options if not o["correct"])) + 1)]}
+
+
+def answer_through_services(attempt, number: int, data: dict) -> None:
+    from django.http import QueryDict
+
+    from quizzes.services import attempt_answer
+
+    post = QueryDict(mutable=True)
+    for key, value in data.items():
+        post.setlist(key, value if isinstance(value, list) else [value])
+    attempt_answer(attempt=attempt, number=number, data=post)
+
+
+def pass_exam(user, language: str = "en"):
+    """A finished, passed final exam of `user`, answered through the quiz services."""
+    from quizzes.models import Attempt, Quiz
+    from quizzes.services import attempt_finish, attempt_start
+
+    exam = Quiz.objects.get(slug="final-exam")
+    attempt = attempt_start(quiz=exam, user=user, owned=Attempt.objects.filter(user=user), language=language)
+    for number in range(1, attempt.total + 1):
+        answer_through_services(attempt, number, correct_answer(attempt, number))
+    return attempt_finish(attempt=attempt)
+
+
+def finished_run(user, config: dict, *, preset: str = "", index: int | None = None, loss: float = 2.0):
+    """A succeeded lab run stored directly, with a short loss curve (no worker needed)."""
+    from django.utils import timezone
+
+    from labs.models import LabRun
+    from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
+
+    run_config, errors = validate_config(config)
+    assert run_config is not None, errors
+    steps = run_config.steps
+    batch = run_config.effective_batch_size
+    curve = [
+        {"step": s, "loss": loss / s, "samples": batch * s, "seconds": 0.05 * s, "grad_norm": 1.0, "lr": 0.05}
+        for s in range(1, steps + 1)
+    ]
+    metrics = {
+        "final_loss": loss / steps,
+        "val_loss": loss / steps,
+        "val_accuracy": 0.5,
+        "samples_per_second": 900.0,
+        "wall_seconds": 0.05 * steps,
+        "peak_activation_bytes": 4096,
+        "grad_equivalence_error": 1e-7,
+    }
+    return LabRun.objects.create(
+        user=user,
+        preset=preset,
+        preset_index=index,
+        config=run_config.to_dict(),
+        fingerprint=config_fingerprint(run_config),
+        code_version=CODE_VERSION,
+        status=LabRun.Status.SUCCEEDED,
+        total_steps=steps,
+        done_steps=steps,
+        curve=curve,
+        metrics=metrics,
+        device="cpu",
+        torch_version="2",
+        finished_at=timezone.now(),
+    )
+
+
+@pytest.fixture
+def helpers():
+    """The module-level helpers above for test modules (conftest modules are not importable)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        correct_answer=correct_answer,
+        wrong_answer=wrong_answer,
+        answer=answer_through_services,
+        pass_exam=pass_exam,
+        finished_run=finished_run,
+    )
+
+
+class MainPages:
+    """Every main page of the site, with real data behind it, by name -> path after /<language>."""
+
+    SIGNED_OUT = ("login", "signup")
+
+    def __init__(self, user, paths: dict[str, str]) -> None:
+        self.user, self.paths = user, paths
+
+    def for_language(self, language: str) -> list[tuple[str, str, bool]]:
+        """(name, path, signed in?) for each page in `language`."""
+        return [(name, f"/{language}{path}", name not in self.SIGNED_OUT) for name, path in self.paths.items()]
+
+
+@pytest.fixture
+def main_pages(course_site, learner) -> MainPages:
+    """A learner with a quiz under way, a finished quiz, a certificate and lab runs to show."""
+    from labs.presets import preset_get
+    from quizzes.models import Attempt, Quiz
+    from quizzes.services import attempt_finish, attempt_start, certificate_issue
+
+    quiz = Quiz.objects.get(slug=GUIDE)
+    owned = Attempt.objects.filter(user=learner)
+    finished = attempt_start(quiz=quiz, user=learner, owned=owned, language="en")
+    answer_through_services(finished, 1, correct_answer(finished, 1))
+    answer_through_services(finished, 2, wrong_answer(finished, 2))
+    attempt_finish(attempt=finished)
+    ongoing = attempt_start(quiz=quiz, user=learner, owned=owned, language="en")
+    answer_through_services(ongoing, 1, correct_answer(ongoing, 1))
+    answer_through_services(ongoing, 2, wrong_answer(ongoing, 2))  # the hint shows after a wrong answer
+    certificate = certificate_issue(attempt=pass_exam(learner), user=learner)
+
+    preset = preset_get("forgot-divide-sgd")
+    preset_runs = [
+        finished_run(learner, config, preset=preset.slug, index=i, loss=2.0 + i)
+        for i, (_label, config) in enumerate(preset.configs())
+    ]
+    own_run = finished_run(learner, {**preset.configs()[0][1], "steps": 5, "seed": 7})
+    compare = "&".join(f"run={run.share_ref}" for run in [*preset_runs, own_run])
+    return MainPages(
+        learner,
+        {
+            "home": "/",
+            "guide index": "/guides/",
+            "guide": f"/guides/{GUIDE}/",
+            "search": "/search/?q=zero_grad",
+            "quiz index": "/quizzes/",
+            "quiz": f"/quizzes/{GUIDE}/",
+            "quiz attempt": f"/quizzes/{GUIDE}/attempts/{ongoing.key}/",
+            "quiz result": f"/quizzes/{GUIDE}/attempts/{finished.key}/result/",
+            "final exam": "/quizzes/final-exam/",
+            "certificate verification": f"/certificates/{certificate.display_id}/",
+            "labs index": "/labs/",
+            "lab preset": f"/labs/presets/{preset.slug}/",
+            "lab run": f"/labs/runs/{own_run.pk}/",
+            "compare runs": f"/labs/compare/?{compare}",
+            "dashboard": "/accounts/dashboard/",
+            "login": "/accounts/login/",
+            "signup": "/accounts/signup/",
+        },
+    )
+
+
+@pytest.fixture
+def new_page(browser, live_server):
+    """Pages in fresh browser contexts: `new_page(user=..., phone=True)`. Each fails the test on a
+    console error or failed request, like `page`."""
+    from django.test import Client
+
+    contexts = []
+
+    def make(user=None, phone: bool = False, **options):
+        if phone:
+            options.update(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            cookie = client.cookies["sessionid"].value
+            context.add_cookies([{"name": "sessionid", "value": cookie, "url": live_server.url}])
+        page = context.new_page()
+        page.problems = PageProblems(page)
+        contexts.append((context, page))
+        return page
+
+    yield make
+    problems = [p for _context, page in contexts for p in page.problems.items]
+    for context, _page in contexts:
+        context.close()
+    assert problems == []

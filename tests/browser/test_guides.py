@@ -62,3 +62,14 @@ def test_devanagari_is_drawn_with_the_vendored_font(page, live_server, content):
     page.evaluate("document.fonts.ready")
     loaded = page.evaluate("[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family)")
     assert any("Devanagari" in family for family in loaded)
+
+
+def test_a_refused_newsletter_address_shows_its_error_in_place(page, live_server, content):
+    page.goto(f"{live_server.url}/en/guides/{SLUG}/")
+    page.fill("#id_newsletter_email", "name@invalid")
+    page.locator("#newsletter-box button[type=submit]").click()
+    error = page.locator("#newsletter-errors")
+    error.wait_for()
+    assert "valid email address" in error.inner_text()
+    # Chromium logs every 4xx answer to a request; this one is the expected refusal.
+    page.problems.items = [p for p in page.problems.items if "status of 400" not in p]

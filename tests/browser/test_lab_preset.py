@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
+
 @pytest.fixture
 def browser_page(browser, live_server, learner):
     """A page of the shared Chromium, logged in as the learner (the session cookie of a test client)."""

@@ -1,0 +1,191 @@
+"""Load test: the site under gunicorn with production settings, driven by wrk.
+
+Starts a throw-away copy of the site (bench/harness.py: DEBUG off, its own SQLite, Redis, static
+files and signing key, a real certificate, gunicorn with 2 sync workers, loopback only) and
+drives it with wrk for a fixed time at a fixed concurrency against a guide page, a quiz page, a
+certificate verification page and the minimal view `/ping` (no database, no template), all
+served by the same server in the same run. The targets are interleaved and the rounds repeated,
+each round starting with a different target, because the machine is shared and noisy. Each
+page's throughput is divided by the minimal view's in the same round; the median over rounds
+is reported.
+
+Requests come without cookies, as from first-time visitors (each gets a new CSRF secret and
+cookie from pages with a form), or with --returning carry a CSRF cookie, as every later page of
+a visit does. Exits 1 when any request failed or answered other than 2xx.
+
+    .venv/bin/python bench/load.py [--duration 10] [--connections 8] [--rounds 5] [--returning] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Site, cpu_seconds, http_get, machine_description, running_site
+
+LUA = Path(__file__).resolve().parent / "wrk_report.lua"
+BASELINE = "minimal view"
+SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeout_errors")
+RETURNING_COOKIE = "csrftoken=returningVisitor0123456789abcdef"  # a well-formed CSRF secret (32 letters, digits)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10, help="seconds of load per target and round")
+    parser.add_argument("--connections", type=int, default=8, help="concurrent connections (wrk -c)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    parser.add_argument("--returning", action="store_true", help="send a CSRF cookie, as a returning visitor")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results to this file")
+    return parser.parse_args(argv)
+
+
+def targets(site: Site) -> dict[str, str]:
+    return {
+        BASELINE: "/ping",
+        "guide page": site.seed["guide_path"],
+        "quiz page": site.seed["quiz_path"],
+        "certificate page": site.seed["certificate_path"],
+    }
+
+
+def check_pages(site: Site, pages: dict[str, str]) -> None:
+    """Every target must answer 200 itself (a redirect would measure something else)."""
+    for name, path in pages.items():
+        status, _headers, body = http_get(site.url, path)
+        if status != 200:
+            raise SystemExit(f"{name} {path} answered {status} before the load started:\n{body[:500]!r}")
+
+
+def wrk(url: str, *, duration: float, connections: int, cookie: str = "") -> dict[str, Any]:
+    """One wrk run (one thread: the server needs the cores) and its summary from wrk_report.lua."""
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s", "--timeout", "10s", "-s", str(LUA)]
+    if cookie:
+        command += ["-H", f"Cookie: {cookie}"]
+    result = subprocess.run([*command, url], capture_output=True, text=True, timeout=duration + 60)
+    line = next((x for x in result.stdout.splitlines() if x.startswith("WRK_JSON ")), None)
+    if result.returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    summary = json.loads(line.removeprefix("WRK_JSON "))
+    summary["rps"] = summary["requests"] / (summary["duration_us"] / 1e6)
+    return summary
+
+
+def measured_wrk(site: Site, path: str, **options: Any) -> dict[str, Any]:
+    """wrk, plus the server's CPU time per request (gunicorn master and workers): a figure far
+    less disturbed than throughput by other programs on a shared machine."""
+    before = cpu_seconds(site.web_pid)
+    run = wrk(site.url + path, **options)
+    run["server_cpu_ms"] = (cpu_seconds(site.web_pid) - before) * 1000 / max(1, run["requests"])
+    return run
+
+
+def measure(site: Site, pages: dict[str, str], *, rounds: int, **options: Any) -> dict[str, list[dict[str, Any]]]:
+    """`options` go to wrk(): duration, connections, cookie."""
+    names = list(pages)
+    for name in names:  # warm-up: workers loaded, caches filled; not counted
+        wrk(site.url + pages[name], **{**options, "duration": 1})
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for round_number in range(rounds):
+        shift = round_number % len(names)
+        for name in names[shift:] + names[:shift]:
+            run = measured_wrk(site, pages[name], **options)
+            runs[name].append(run)
+            print(f"  round {round_number + 1}/{rounds}  {name:<17} {run['rps']:8.1f} req/s", flush=True)
+    return runs
+
+
+def summarize(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    baseline = runs[BASELINE]
+    pages = {}
+    for name, page_runs in runs.items():
+        pairs = list(zip(page_runs, baseline, strict=True))
+        requests = sum(run["requests"] for run in page_runs)
+        pages[name] = {
+            "rps": statistics.median(run["rps"] for run in page_runs),
+            "p50_ms": statistics.median(run["p50_us"] for run in page_runs) / 1000,
+            "p99_ms": statistics.median(run["p99_us"] for run in page_runs) / 1000,
+            "ratio_to_minimal": statistics.median(run["rps"] / base["rps"] for run, base in pairs),
+            "server_cpu_ms": statistics.median(run["server_cpu_ms"] for run in page_runs),
+            "cpu_ratio_to_minimal": statistics.median(
+                base["server_cpu_ms"] / max(run["server_cpu_ms"], 1e-6) for run, base in pairs
+            ),
+            "requests": requests,
+            "non2xx": sum(run["non2xx"] for run in page_runs),
+            "socket_errors": sum(run[key] for run in page_runs for key in SOCKET_ERRORS),
+            "bytes_per_response": round(sum(run["bytes"] for run in page_runs) / max(1, requests)),
+        }
+    return pages
+
+
+def print_table(pages: dict[str, dict[str, Any]], paths: dict[str, str]) -> None:
+    print(
+        f"\n{'page':<17} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'non-2xx':>7} {'sockerr':>7} "
+        f"{'ratio':>6} {'cpu ms':>7} {'cpu ratio':>9}  path"
+    )
+    for name, page in pages.items():
+        print(
+            f"{name:<17} {page['rps']:8.1f} {page['p50_ms']:7.2f} {page['p99_ms']:7.2f} {page['non2xx']:7d} "
+            f"{page['socket_errors']:7d} {page['ratio_to_minimal']:6.2f} {page['server_cpu_ms']:7.3f} "
+            f"{page['cpu_ratio_to_minimal']:9.2f}  {paths[name]}"
+        )
+    print(
+        "Medians over rounds. ratio: page req/s / minimal view req/s in the same round. cpu ms: server CPU\n"
+        "time per request (gunicorn workers); cpu ratio: minimal view's / page's, i.e. the throughput ratio\n"
+        "the server's own work allows, undisturbed by other programs on the machine."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("wrk is not installed (Debian package wrk; bin/setup --test installs it)", file=sys.stderr)
+        return 2
+    cookie = RETURNING_COOKIE if args.returning else ""
+    visitors = "returning visitors (CSRF cookie sent)" if args.returning else "first-time visitors (no cookies)"
+    with running_site(workers=args.workers) as site:
+        paths = targets(site)
+        check_pages(site, paths)
+        print(
+            f"Load: {args.connections} connections, {args.duration:g} s per target, {args.rounds} rounds, "
+            f"{visitors}, gunicorn {args.workers} sync workers at {site.url}",
+            flush=True,
+        )
+        runs = measure(
+            site, paths, rounds=args.rounds, duration=args.duration, connections=args.connections, cookie=cookie
+        )
+    pages = summarize(runs)
+    print_table(pages, paths)
+    results = {
+        "machine": machine_description(),
+        "settings": {
+            "duration_s": args.duration,
+            "connections": args.connections,
+            "rounds": args.rounds,
+            "gunicorn_workers": args.workers,
+            "wrk_threads": 1,
+            "visitors": "returning" if args.returning else "first-time",
+        },
+        "paths": paths,
+        "pages": pages,
+        "runs": runs,
+    }
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    failed = sum(page["non2xx"] + page["socket_errors"] for page in pages.values())
+    if failed:
+        print(f"FAILED: {failed} requests failed or answered other than 2xx", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""Runs every benchmark under bench/ with its full settings and writes docs/PERFORMANCE.md.
+
+Each benchmark runs in its own process, one after the other, and writes its JSON; this script
+only collects the figures and describes the machine. `make bench` (bin/bench) runs it after
+the set-up.
+
+    .venv/bin/python bench/report.py [--quick] [--out docs/PERFORMANCE.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from harness import machine_description  # noqa: E402
+
+# name: (script, options). Full settings for `make bench`, and tiny ones to try the report itself.
+FULL = {
+    "load": ("load", ["--duration", "10", "--rounds", "5", "--connections", "8"]),
+    "load_returning": ("load", ["--duration", "10", "--rounds", "5", "--connections", "8", "--returning"]),
+    "quiz_roundtrip": ("quiz_roundtrip", ["--answers", "200"]),
+    "lab_latency": ("lab_latency", ["--repeats", "9"]),
+    "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "7", "--steps", "200"]),
+    "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "7", "--steps", "200"]),
+}
+QUICK = {
+    "load": ("load", ["--duration", "2", "--rounds", "2", "--connections", "4"]),
+    "load_returning": ("load", ["--duration", "2", "--rounds", "2", "--connections", "4", "--returning"]),
+    "quiz_roundtrip": ("quiz_roundtrip", ["--answers", "20"]),
+    "lab_latency": ("lab_latency", ["--repeats", "2"]),
+    "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "2", "--steps", "20"]),
+    "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "2", "--steps", "20"]),
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny settings, to check that everything runs")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "PERFORMANCE.md")
+    return parser.parse_args(argv)
+
+
+def run_benchmark(name: str, script: str, options: list[str], folder: Path) -> tuple[dict[str, Any], float]:
+    out = folder / f"{name}.json"
+    command = [sys.executable, str(BENCH / f"{script}.py"), *options, "--json", str(out)]
+    print(f"==> {' '.join(command[1:])}", flush=True)
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"{name} failed (exit {result.returncode}); docs/PERFORMANCE.md was not written")
+    return json.loads(out.read_text()), time.monotonic() - started
+
+
+def tool_version(command: list[str]) -> str:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=10)
+    except OSError:
+        return "not installed"
+    lines = (result.stdout or result.stderr).strip().splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def software() -> dict[str, str]:
+    import django
+    import gunicorn
+
+    return {
+        "Django": django.get_version(),
+        "gunicorn": gunicorn.__version__,
+        "wrk": tool_version(["wrk", "--version"]).split(" [")[0].removeprefix("wrk "),
+        "Redis": tool_version(["redis-server", "--version"]).split(" sha=")[0].removeprefix("Redis server v="),
+    }
+
+
+def machine_section(machine: dict[str, Any], versions: dict[str, str], torch_version: str) -> list[str]:
+    return [
+        "## Machine",
+        "",
+        f"- CPU: {machine['cpu']}, {machine['cores']} cores visible",
+        f"- Memory: {machine['memory_gib']} GiB",
+        f"- OS: {machine['os']}",
+        f"- Python {machine['python']}, PyTorch {torch_version}, "
+        + ", ".join(f"{name} {version}" for name, version in versions.items()),
+        f"- Measured: {machine['date']}",
+        "",
+        "The machine is shared with other work, so every ratio compares two things measured side by side",
+        "in the same run (interleaved, alternating which goes first) and every figure is a median.",
+        "",
+    ]
+
+
+def load_section(first: dict[str, Any], returning: dict[str, Any]) -> list[str]:
+    s = first["settings"]
+    lines = [
+        "## Pages under load",
+        "",
+        f"`bench/load.py`: gunicorn with {s['gunicorn_workers']} sync workers, production settings (DEBUG off, "
+        "its own SQLite, Redis and static files, rate limits on), driven by wrk "
+        f"({s['wrk_threads']} thread, {s['connections']} connections, {s['duration_s']:g} s per page and round, "
+        f"{s['rounds']} rounds, pages interleaved, each round starting with another page). Every figure is the "
+        "median over rounds; the ratio is the page's requests per second divided by the minimal view's "
+        "(`/ping`: no database, no template) in the same round. Server CPU ms/request is the CPU time of the "
+        "gunicorn processes divided by the requests served, and the CPU ratio the minimal view's divided by the "
+        "page's: the throughput ratio the server's own work allows, far less disturbed than requests per second "
+        "by other programs on the machine (wrk itself runs on the same cores).",
+        "",
+    ]
+    for title, load in (
+        ("First-time visitors (no cookies: pages with a form make a new CSRF secret and cookie)", first),
+        ("Returning visitors (they send their CSRF cookie, as every later page of a visit does)", returning),
+    ):
+        lines += [
+            f"### {title}",
+            "",
+            "| Page | Requests/s | p50 ms | p99 ms | Non-2xx | Socket errors | Ratio to minimal view "
+            "| Server CPU ms/request | CPU ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, page in load["pages"].items():
+            lines.append(
+                f"| {name} (`{load['paths'][name]}`) | {page['rps']:.0f} | {page['p50_ms']:.2f} | "
+                f"{page['p99_ms']:.2f} | {page['non2xx']} | {page['socket_errors']} | "
+                f"{page['ratio_to_minimal']:.2f} | {page['server_cpu_ms']:.3f} | {page['cpu_ratio_to_minimal']:.2f} |"
+            )
+        lines.append("")
+    guide, again = first["pages"]["guide page"], returning["pages"]["guide page"]
+    verdict = "meets" if min(guide["ratio_to_minimal"], again["ratio_to_minimal"]) >= 0.9 else "falls short of"
+    lines += [
+        f"The guide page serves {guide['ratio_to_minimal']:.2f} (first-time visitors) and "
+        f"{again['ratio_to_minimal']:.2f} (returning visitors) of the minimal view's throughput, with CPU ratios "
+        f"of {guide['cpu_ratio_to_minimal']:.2f} and {again['cpu_ratio_to_minimal']:.2f}; this {verdict} the aim "
+        "of 0.9. Guide pages are cached whole for anonymous visitors (`course/page_cache.py`): a hit reads no "
+        "database, renders no template and makes no network round trip. What remains above the minimal view is "
+        "the visitor's own CSRF token, which the page must carry for its newsletter form (masked anew for each "
+        "response and its cookie sent, plus a new secret for a first-time visitor), resolving a "
+        f"language-prefixed URL, and sending {guide['bytes_per_response'] / 1000:.0f} kB instead of a few bytes. "
+        "Quiz and certificate pages are rendered for each request: they show the visitor's own attempts, or the "
+        "certificate's current status, and every request was answered with a 2xx.",
+        "",
+    ]
+    return lines
+
+
+def quiz_section(quiz: dict[str, Any]) -> list[str]:
+    q = quiz["summary"]
+    return [
+        "## Quiz answer round trip",
+        "",
+        f"`bench/quiz_roundtrip.py`: one learner's client posts {q['answers']} answers as htmx does (graded, the "
+        "question's card and the progress line come back), each next to a request for the minimal view by the "
+        "same client, alternating which goes first; both timed from connecting to the last byte, through gunicorn.",
+        "",
+        "| | Median ms | p90 ms |",
+        "|---|---:|---:|",
+        f"| Answer (htmx POST) | {q['answer_median_ms']:.2f} | {q['answer_p90_ms']:.2f} |",
+        f"| Minimal view | {q['ping_median_ms']:.2f} | {q['ping_p90_ms']:.2f} |",
+        "",
+        f"Ratio answer / minimal view: {q['ratio_answer_to_ping']:.1f} (median of paired ratios "
+        f"{q['median_paired_ratio']:.1f}).",
+        "",
+    ]
+
+
+def lab_section(lab: dict[str, Any]) -> list[str]:
+    s = lab["summary"]
+    run = s["run"]
+    return [
+        "## Lab: submission to first progress",
+        "",
+        "`bench/lab_latency.py`: the site, its Redis and one Celery worker on the `gpu` queue with the embedded "
+        "beat, as the run command starts them. With the worker idle, an API client (personal token) submits a "
+        f"run (`{run['task']}`, effective batch {run['effective_batch_size']} = {run['accumulation_steps']} × "
+        f"{run['effective_batch_size'] // run['accumulation_steps']}, each with its own seed so nothing is reused) "
+        f"and polls the run every {s['poll_interval_ms']:.0f} ms until it reports its first optimizer step.",
+        "",
+        f"- Median over {s['repeats']} submissions: **{s['median_ms']:.0f} ms** (min {s['min_ms']:.0f}, "
+        f"max {s['max_ms']:.0f}); device: {s['device']}.",
+        f"- The first submission after the worker started, which also imports PyTorch in the worker's child "
+        f"process: {s['first_submission_ms']:.0f} ms.",
+        "",
+    ]
+
+
+def trainer_section(trainer: dict[str, Any]) -> list[str]:
+    speed = trainer["speed"]
+    c = speed["config"]
+    rounds = len(speed["measures"]["wall"]["lab_steps_per_second"])
+    lines = [
+        f"### Task `{c['task']}`",
+        "",
+        f"`bench/trainer.py`: task `{c['task']}`, norm `{c['norm']}`, effective batch {c['effective_batch_size']} = "
+        f"{c['accumulation_steps']} × {c['effective_batch_size'] // c['accumulation_steps']}, {c['steps']} steps, "
+        f"{rounds} rounds interleaved, on {trainer['device']} with {trainer['threads']} thread(s). The bare loop "
+        "is the textbook accumulation loop on the same model, data and validation schedule.",
+        "",
+        "| Measure | Lab steps/s (median) | Bare steps/s (median) | Lab / bare | Median of paired ratios |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    names = {"wall": "whole run, wall time", "wall_without_validation": "validation left out", "cpu": "CPU time"}
+    for measure, m in speed["measures"].items():
+        lab, bare = m["lab_steps_per_second"], m["bare_steps_per_second"]
+        lines.append(
+            f"| {names.get(measure, measure)} | {statistics.median(lab):.1f} | {statistics.median(bare):.1f} "
+            f"| {m['ratio_of_medians']:.3f} | {m['median_paired_ratio']:.3f} |"
+        )
+    memory = trainer["memory"]
+    lines += [
+        "",
+        f"Both loops' warm-up loss curves agree to {speed['warmup_loss_max_abs_difference']:.1e}.",
+        "",
+        f"Activation memory versus N (effective batch {c['effective_batch_size']}, {memory[0]['method']}):",
+        "",
+        "| N | Micro-batch | Peak activation bytes | Ratio to N = 1 | Ideal 1/N |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in memory:
+        lines.append(
+            f"| {row['accumulation_steps']} | {row['micro_batch_size']} | {row['peak_activation_bytes']:,} | "
+            f"{row['ratio']:.3f} | {row['ideal']:.3f} |"
+        )
+    lines.append("")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    results, seconds = {}, {}
+    with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
+        for name, (script, options) in settings.items():
+            results[name], seconds[name] = run_benchmark(name, script, options, Path(folder))
+    commands = "\n".join(
+        f"    .venv/bin/python bench/{script}.py {' '.join(options)}" for script, options in settings.values()
+    )
+    lines = [
+        "# Performance",
+        "",
+        "Written by `make bench` (`bin/bench`, which runs `bench/report.py`); do not edit by hand. "
+        f"It ran these, one after the other, in {sum(seconds.values()) / 60:.1f} minutes:",
+        "",
+        commands,
+        "",
+        *machine_section(machine_description(), software(), results["trainer"]["torch"]),
+        *load_section(results["load"], results["load_returning"]),
+        *quiz_section(results["quiz_roundtrip"]),
+        *lab_section(results["lab_latency"]),
+        "## Trainer: the lab's loop against a bare PyTorch loop",
+        "",
+        *trainer_section(results["trainer"]),
+        *trainer_section(results["trainer_lm"]),
+    ]
+    if args.quick:
+        lines.insert(2, "**Quick settings (`--quick`): these figures only show that the benchmarks run.**\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

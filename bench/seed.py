@@ -1,0 +1,78 @@
+"""Seeds a benchmark copy of the site (bench/harness.py runs it with the copy's environment):
+a learner who passes the final exam and is issued a real certificate through the quizzes
+services, and a personal API token. Prints one JSON line: the pages to load and the token.
+
+`correct_form()` is also used by bench/quiz_roundtrip.py to answer like a learner who knows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def correct_form(attempt, number: int) -> dict[str, Any]:
+    """The form a learner who knows the answer sends for question `number` (positions, not ids)."""
+    from quizzes.models import Question
+
+    question = Question.objects.get(pk=attempt.question_ids[number - 1])
+    shown = attempt.layout.get(str(question.pk), [])
+    if question.type == Question.Type.NUMERIC:
+        return {"value": f"{question.answer:g}"}
+    if question.type == Question.Type.ORDERING:
+        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(question.options, start=1)}
+    positions = [str(shown.index(o["id"]) + 1) for o in question.options if o["correct"]]
+    return {"choice": positions if question.type == Question.Type.MULTIPLE else positions[0]}
+
+
+def seed() -> dict[str, Any]:
+    from django.http import QueryDict
+    from django.urls import reverse
+    from django.utils import translation
+
+    from accounts.models import ApiToken
+    from accounts.services import account_create
+    from course.models import GuidePage
+    from quizzes import selectors, services
+    from quizzes.models import Attempt
+
+    user = account_create(
+        username="bench-learner",
+        email="bench@example.com",
+        password="bench-Passphrase-" + "x" * 12,
+        full_name="Bench Learner",
+        language="en",
+    )
+    exam = selectors.published_quizzes().get(is_exam=True)
+    attempt = services.attempt_start(quiz=exam, user=user, owned=Attempt.objects.filter(user=user), language="en")
+    for number in range(1, attempt.total + 1):
+        form = QueryDict(mutable=True)
+        for name, value in correct_form(attempt, number).items():
+            form.setlist(name, value if isinstance(value, list) else [value])
+        services.attempt_answer(attempt=attempt, number=number, data=form)
+    attempt = services.attempt_finish(attempt=attempt)
+    certificate = services.certificate_issue(attempt=attempt, user=user)
+    _token, raw_token = ApiToken.issue(user=user, name="bench")
+
+    first = GuidePage.objects.filter(language="en", guide__is_published=True).order_by("guide__order").first()
+    slug = first.guide.slug
+    with translation.override("en"):
+        return {
+            "guide_path": reverse("course:guide_detail", args=[slug]),
+            "quiz_slug": slug,
+            "quiz_path": reverse("quizzes:quiz", args=[slug]),
+            "certificate_path": reverse("certificates:verify", args=[certificate.display_id]),
+            "certificate_id": certificate.display_id,
+            "api_token": raw_token,
+        }
+
+
+if __name__ == "__main__":
+    import django
+
+    django.setup()
+    print(json.dumps(seed()))

@@ -1,0 +1,32 @@
+"""The short version of bench/load.py: the site under gunicorn with production settings, driven by
+wrk, answers every request of every page with a 2xx. It checks correctness under load, not speed
+(the full run, `make bench`, reports the figures in docs/PERFORMANCE.md)."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PAGES = ("minimal view", "guide page", "quiz page", "certificate page")
+
+pytestmark = pytest.mark.integration
+
+
+def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path):
+    if shutil.which("wrk") is None:
+        pytest.fail("wrk is not installed; bin/setup --test installs it (Debian package wrk)")
+    out = tmp_path / "load.json"
+    command = [sys.executable, "bench/load.py", "--duration", "2", "--rounds", "2", "--connections", "4"]
+    command += ["--json", str(out)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    pages = json.loads(out.read_text())["pages"]
+    assert sorted(pages) == sorted(PAGES)
+    for name, page in pages.items():
+        assert page["non2xx"] == 0 and page["socket_errors"] == 0, (name, page)
+        assert page["requests"] > 0 and page["rps"] > 0, (name, page)
+        assert any(line.startswith(name) and "/" in line for line in result.stdout.splitlines()), name

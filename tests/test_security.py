@@ -1,0 +1,238 @@
+"""Security: response headers, production cookies and HSTS, and the rate limits on everything
+that costs something or could be guessed at (log-in, answers, lab submissions, certificate
+look-ups). Rate limits count in the real Redis cache. `manage.py check --deploy` with production
+settings is in tests/test_settings.py."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import ApiToken
+from labs.models import LabRun
+from labs.training.config import DEFAULT_CONFIG
+from quizzes.models import Answer, Attempt, Question, Quiz
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_DOWN = "You are going a little fast. Please wait a minute and try again."
+TINY_RUN = {**DEFAULT_CONFIG, "task": "digits-mlp", "steps": 3, "effective_batch_size": 16}
+
+
+@pytest.fixture(autouse=True)
+def quick_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# Headers ---------------------------------------------------------------------------------------
+
+
+def policy(response) -> dict[str, list[str]]:
+    directives = [part.split() for part in response["Content-Security-Policy"].split(";") if part.strip()]
+    return {words[0]: words[1:] for words in directives}
+
+
+PAGES = {  # path: status
+    "/en/": 200,
+    "/hi/guides/what-is-gradient-accumulation/": 200,
+    "/fr/quizzes/": 200,
+    "/en/labs/": 200,
+    "/en/accounts/login/": 200,
+    "/en/no-such-page/": 404,
+    "/api/openapi.json": 200,
+}
+
+
+def test_every_response_carries_the_security_headers(client, synced_content):
+    for path, status in PAGES.items():
+        response = client.get(path)
+        assert response.status_code == status, path
+        csp = policy(response)
+        assert csp["default-src"] == ["'self'"]
+        assert csp["script-src"] == ["'self'"], path  # no inline script, no eval, no other origin
+        assert csp["style-src"] == ["'self'"], path  # style sheets: ours only
+        assert csp["style-src-attr"] == ["'unsafe-inline'"]  # style="" attributes only (KaTeX)
+        assert csp["object-src"] == ["'none'"] and csp["base-uri"] == ["'self'"] and csp["form-action"] == ["'self'"]
+        assert csp["frame-ancestors"] == ["'none'"]
+        assert not any("'unsafe-eval'" in sources or "*" in sources for sources in csp.values())
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["X-Frame-Options"] == "DENY"
+        assert response["Referrer-Policy"] == "same-origin"
+        assert "Strict-Transport-Security" not in response  # plain HTTP on one machine: no HSTS
+
+
+def test_pages_hold_nothing_the_policy_would_block(client, synced_content):
+    for path in PAGES:
+        html = client.get(path).content.decode()
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), f"an inline script in {path}"
+        assert "<style" not in html, f"an inline style sheet in {path}"
+        assert not re.search(r"<[a-zA-Z][^>]*\son[a-z]+\s*=", html), f"an inline event handler in {path}"
+        assert not re.search(r"(href|src|action)=[\"']?\s*javascript:", html, re.IGNORECASE), path
+
+
+# Production (HTTPS=true), in a fresh process with the environment an operator sets -------------
+
+PRODUCTION_SCRIPT = r"""
+import json
+import django
+
+django.setup()
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+
+call_command("migrate", verbosity=0)
+User.objects.create_user("ada", password="a-long-Passphrase-42")
+browser = Client(HTTP_HOST="course.example.org")
+page = browser.get("/en/accounts/login/", secure=True)
+login = browser.post(
+    "/en/accounts/login/", {"username": "ada", "password": "a-long-Passphrase-42"}, secure=True
+)
+plain = browser.get("/en/", secure=False)
+cookie = lambda response, name: dict(response.cookies[name].items()) if name in response.cookies else None
+print(json.dumps({
+    "status": page.status_code,
+    "hsts": page.get("Strict-Transport-Security"),
+    "csrf_cookie": cookie(page, "csrftoken"),
+    "login_status": login.status_code,
+    "session_cookie": cookie(login, "sessionid"),
+    "plain_status": plain.status_code,
+    "plain_location": plain.get("Location"),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def production(tmp_path_factory) -> dict:
+    state = tmp_path_factory.mktemp("production-state")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": str(ROOT),
+        "STATE_DIR": str(state),
+        "DATABASE_URL": f"sqlite:///{state / 'db.sqlite3'}",
+        "REDIS_URL": django_settings.REDIS_URL,
+        "CACHE_KEY_PREFIX": "security-test",  # its rate-limit counters stay apart from this process'
+        "SECRET_KEY": "k" * 20 + "-production-secret-from-the-environment-0123456789",
+        "HTTPS": "true",
+        "ALLOWED_HOSTS": "course.example.org",
+        "DEBUG": "false",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PRODUCTION_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_production_sends_hsts_with_subdomains_and_preload(production):
+    assert production["status"] == 200
+    hsts = production["hsts"]
+    assert hsts and "includeSubDomains" in hsts and "preload" in hsts
+    assert int(re.search(r"max-age=(\d+)", hsts).group(1)) >= 31536000
+
+
+def test_production_cookies_travel_only_over_https(production):
+    csrf, session = production["csrf_cookie"], production["session_cookie"]
+    assert csrf is not None and csrf["secure"] is True
+    assert production["login_status"] == 302
+    assert session is not None and session["secure"] is True and session["httponly"] is True
+    assert session["samesite"] == "Lax"
+
+
+def test_production_redirects_plain_http_to_https(production):
+    assert production["plain_status"] == 301
+    assert production["plain_location"] == "https://course.example.org/en/"
+
+
+# Rate limits -----------------------------------------------------------------------------------
+
+
+def assert_slowed_down(response, *, api: bool = False) -> None:
+    assert response.status_code == 429
+    if api:
+        assert response["Content-Type"] == "application/json"
+        assert response.json()["error"]
+    else:
+        assert SLOW_DOWN in response.content.decode()
+
+
+def test_logging_in_is_limited_per_address(client, learner):
+    url = reverse("accounts:login")
+    wrong = {"username": learner.username, "password": "not-the-password"}
+    codes = [client.post(url, wrong).status_code for _ in range(20)]
+    assert set(codes) == {200}  # the form again, with its error
+    blocked = client.post(url, {"username": learner.username, "password": "a-long-Passphrase-42"})
+    assert_slowed_down(blocked)
+    assert "_auth_user_id" not in client.session  # even the right password waits
+    assert Client(REMOTE_ADDR="192.0.2.7").post(url, wrong).status_code == 200  # another address is not held up
+
+
+@pytest.fixture
+def numeric_quiz(db):
+    quiz = Quiz.objects.create(slug="limits", title={"en": "Limits"})
+    for position in range(3):
+        Question.objects.create(
+            quiz=quiz, key=f"q{position}", type="numeric", position=position, answer=8, prompt={"en": "?"}
+        )
+    return quiz
+
+
+def test_quiz_answers_are_limited(client, numeric_quiz, settings):
+    settings.QUIZ_ANSWER_RATE = "2/m"
+    client.post(reverse("quizzes:start", args=["limits"]))
+    attempt = Attempt.objects.get()
+
+    def answer(number: int):
+        return client.post(reverse("quizzes:answer", args=["limits", attempt.key, number]), {"value": "8"})
+
+    assert [answer(1).status_code, answer(2).status_code] == [302, 302]
+    assert_slowed_down(answer(3))
+    assert Answer.objects.filter(attempt=attempt).count() == 2
+
+
+def test_lab_submissions_are_limited_in_the_api(client, learner, settings):
+    settings.LAB_SUBMIT_RATE = "1/m"
+    headers = {"Authorization": f"Bearer {ApiToken.issue(user=learner, name='limits')[1]}"}
+
+    def submit(seed: int):
+        body = json.dumps({**TINY_RUN, "seed": seed})
+        return client.post("/api/labs/runs", body, content_type="application/json", headers=headers)
+
+    assert submit(1).status_code == 201
+    assert_slowed_down(submit(2), api=True)
+    assert LabRun.objects.count() == 1
+
+
+def test_lab_submissions_are_limited_on_the_page(learner_client, settings):
+    settings.LAB_SUBMIT_RATE = "1/m"
+    form = {**TINY_RUN, "grad_clip": ""}
+    assert learner_client.post(reverse("labs:submit"), form).status_code == 302
+    assert_slowed_down(learner_client.post(reverse("labs:submit"), {**form, "seed": 2}))
+    assert LabRun.objects.count() == 1
+
+
+def test_certificate_lookups_are_limited_on_the_page_and_the_api_together(client, db, settings):
+    settings.CERT_LOOKUP_RATE = "3/m"
+    unknown = "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH"
+    page = reverse("certificates:verify", args=[unknown])
+    api = reverse("quizzes_api:certificate", args=[unknown])
+    assert [client.get(page).status_code, client.get(api).status_code, client.get(page).status_code] == [404] * 3
+    assert_slowed_down(client.get(page))
+    assert_slowed_down(client.get(api), api=True)
+
+
+def test_behind_the_proxy_each_learner_has_their_own_counter(client, db, settings):
+    settings.BEHIND_PROXY = True
+    settings.CERT_LOOKUP_RATE = "1/m"
+    api = reverse("quizzes_api:certificate", args=["AAAA"])
+    assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 404
+    assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 404
+    # A client cannot dodge its limit by inventing addresses: the proxy appends the real one last.
+    assert client.get(api, HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.1").status_code == 429
