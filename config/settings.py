@@ -5,6 +5,7 @@ Embedded defaults run the whole site on one machine: SQLite in STATE_DIR and a l
 
 import secrets
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -112,10 +113,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")  # the run command starts this one
 if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"REDIS_URL must start with redis://, rediss:// or unix://, got {REDIS_URL!r}")
+
+
+def _cache_url(broker_url: str) -> str:
+    """The next Redis database after the broker's, so that clearing the cache never drops the queue."""
+    parts = urlsplit(broker_url)
+    if parts.scheme == "unix":
+        query = dict(parse_qsl(parts.query))
+        query["db"] = str(int(query.get("db", "0")) + 1)
+        return urlunsplit(parts._replace(query=urlencode(query)))
+    db = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{db + 1}"))
+
+
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": env_str("CACHE_URL", REDIS_URL),
+        "LOCATION": env_str("CACHE_URL") or _cache_url(REDIS_URL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
     }
@@ -207,6 +221,7 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD",
 LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running runs per learner
 LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
 LAB_SUBMIT_RATE = env_str("LAB_SUBMIT_RATE", "30/h")  # submissions (a preset sweep is one) per learner
+LAB_TORCH_THREADS = env_int("LAB_TORCH_THREADS", 0)  # CPU threads per training run; 0: half the cores
 LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
 LAB_PROGRESS_INTERVAL = env_float("LAB_PROGRESS_INTERVAL", 0.4)  # seconds between progress writes
 LAB_HEARTBEAT_INTERVAL = env_float("LAB_HEARTBEAT_INTERVAL", 5)  # a running run says it is alive this often

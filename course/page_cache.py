@@ -9,14 +9,16 @@ Signed-in learners are never served from the cache (their page records reading p
 shows their menu), nor are visitors with a message waiting or requests with a query string (so
 that nobody can fill the cache with made-up URLs).
 
-Any change to guides bumps the content version in Redis, which retires every cached page.
-Rendered pages are shared through Redis and kept in each web process's memory; a process
-re-reads the version at most every RECHECK_SECONDS, so a hit costs no network round trip, and a
-content change reaches every process within that time (at once in the process that made it).
-PAGE_TIMEOUT bounds staleness after raw database edits that bypass the models (e.g.
-QuerySet.update in a shell).
+Each web process keeps the pages it rendered in its memory (at most every guide × language), so
+a hit costs no database query, no template and no network round trip. Any change to guides
+bumps a content version kept in Redis; a process re-reads it at most every RECHECK_SECONDS and
+drops its pages when it changed (the process that made the change, at once). Pages are never
+shared through Redis, so a restarted site always starts from fresh pages. When Redis cannot be
+reached, pages are rendered for each request as if there were no cache. PAGE_TIMEOUT bounds
+staleness after database edits that bypass the models (e.g. QuerySet.update in a shell).
 """
 
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -31,8 +33,11 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.template.response import TemplateResponse
 from django.utils.translation import get_language
+from redis import RedisError
 
 from .models import Guide, GuidePage
+
+logger = logging.getLogger(__name__)
 
 PAGE_TIMEOUT = 600  # seconds a rendered page is kept
 RECHECK_SECONDS = 1.0  # how often a process asks Redis whether the content changed
@@ -42,23 +47,23 @@ CSRF_PLACEHOLDER = "csrf-token-placeholder-c0ur5e-page-cache"
 
 
 class _ProcessPages:
-    """This process's copy of the current version's pages (at most every guide × language)."""
+    """This process's pages of the current content version: (language, path) -> (expiry, parts)."""
 
     version = ""
     checked_at = float("-inf")
-    bodies: dict[str, tuple[float, list[bytes]]] = {}  # key -> (expires at, time.time(); page parts)
+    pages: dict[tuple[str, str], tuple[float, list[bytes]]] = {}
 
     @classmethod
     def use(cls, version: str) -> None:
         if version != cls.version:
-            cls.version, cls.bodies = version, {}
+            cls.version, cls.pages = version, {}
         cls.checked_at = time.monotonic()
 
     @classmethod
-    def current_version(cls) -> str:
+    def refresh(cls) -> None:
+        """Raises RedisError when Redis cannot be reached."""
         if time.monotonic() - cls.checked_at >= RECHECK_SECONDS:
             cls.use(cache.get_or_set(VERSION_KEY, lambda: uuid.uuid4().hex, None))
-        return cls.version
 
 
 def pages_changed() -> None:
@@ -67,16 +72,19 @@ def pages_changed() -> None:
 
     def bump() -> None:
         version = uuid.uuid4().hex
-        cache.set(VERSION_KEY, version, None)
         _ProcessPages.use(version)
+        try:
+            cache.set(VERSION_KEY, version, None)
+        except RedisError as exc:  # e.g. sync_content at set-up, before Redis runs
+            logger.warning("cached guide pages of running web processes could not be retired: %s", exc)
 
     bump()
     transaction.on_commit(bump)
 
 
 def forget_process_pages() -> None:
-    """Drops this process's copies, so the next request re-reads the version (tests clear Redis)."""
-    _ProcessPages.version, _ProcessPages.checked_at, _ProcessPages.bodies = "", float("-inf"), {}
+    """Drops this process's pages, so the next request re-reads the version (tests clear Redis)."""
+    _ProcessPages.version, _ProcessPages.checked_at, _ProcessPages.pages = "", float("-inf"), {}
 
 
 @receiver([post_save, post_delete], sender=Guide)
@@ -86,29 +94,15 @@ def _guide_saved(sender, **kwargs) -> None:
 
 
 def _cacheable(request: HttpRequest) -> bool:
-    return (
-        request.method == "GET"
-        and not request.GET
-        and not request.user.is_authenticated
-        and len(get_messages(request)) == 0  # looks without consuming them
-    )
-
-
-def _page_parts(key: str) -> list[bytes] | None:
-    """The page split around the token, from memory, else from Redis (rendered by another
-    process); None when neither has it."""
-    expires_at, parts = _ProcessPages.bodies.get(key) or cache.get(key) or (0.0, None)
-    if time.time() >= expires_at:
-        return None
-    _ProcessPages.bodies[key] = (expires_at, parts)
-    return parts
-
-
-def _store_page(key: str, body: bytes) -> list[bytes]:
-    entry = (time.time() + PAGE_TIMEOUT, body.split(CSRF_PLACEHOLDER.encode()))  # one deadline everywhere
-    cache.set(key, entry, PAGE_TIMEOUT)
-    _ProcessPages.bodies[key] = entry
-    return entry[1]
+    if request.method != "GET" or request.GET or request.user.is_authenticated:
+        return False
+    if len(get_messages(request)):  # looks without consuming them
+        return False
+    try:
+        _ProcessPages.refresh()
+    except RedisError:
+        return False
+    return True
 
 
 def _with_visitor_token(request: HttpRequest, parts: list[bytes]) -> HttpResponse:
@@ -123,14 +117,15 @@ def cache_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[..., Http
     def cached_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not _cacheable(request):
             return view(request, *args, **kwargs)
-        key = f"course:page:{_ProcessPages.current_version()}:{get_language()}:{request.path}"
-        parts = _page_parts(key)
-        if parts is None:
+        key = (get_language(), request.path)
+        expires_at, parts = _ProcessPages.pages.get(key, (0.0, []))
+        if time.monotonic() >= expires_at:
             response = view(request, *args, **kwargs)
             if not isinstance(response, TemplateResponse) or response.status_code != 200:
                 return response
             response.context_data["csrf_token"] = CSRF_PLACEHOLDER  # overrides the context processor
-            parts = _store_page(key, response.render().content)
+            parts = response.render().content.split(CSRF_PLACEHOLDER.encode())
+            _ProcessPages.pages[key] = (time.monotonic() + PAGE_TIMEOUT, parts)
         return _with_visitor_token(request, parts)
 
     return cached_view

@@ -8,6 +8,7 @@ worker that the sweeper presumed dead can never overwrite the run's new owner.
 """
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -122,8 +123,19 @@ def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | None:
     config, _errors = validate_config(run.config)
     if config is None:
         return None
+    _limit_cpu_threads()
     result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop)
     return result.to_dict()
+
+
+def _limit_cpu_threads() -> None:
+    """On a CPU, more torch threads than free cores makes small models many times slower (they
+    fight the web process and each other); half the cores, or LAB_TORCH_THREADS, is the default."""
+    import torch
+
+    threads = settings.LAB_TORCH_THREADS or max(1, (os.cpu_count() or 2) // 2)
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 def _store(mine, result: dict[str, Any]) -> None:

@@ -54,8 +54,13 @@ class ProcfileProcess:
     def start(self, timeout: float = 90) -> None:
         self.log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(  # noqa: S602 - a Procfile line is a shell command
-                self.command, shell=True, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            self.process = subprocess.Popen(  # shell=True: a Procfile line is a shell command
+                self.command,
+                shell=True,
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         deadline = time.monotonic() + timeout
