@@ -9,8 +9,13 @@ register = template.Library()
 def language_url(context, language: str) -> str:
     """The current page in another language (falls back to that language's home page)."""
     request = context["request"]
-    url = translate_url(request.get_full_path(), language)
-    return url if url != request.get_full_path() or language == context.get("LANGUAGE_CODE") else f"/{language}/"
+    # The header and the hreflang links ask for each language; resolve each URL once per request.
+    cache = request.__dict__.setdefault("_language_urls", {})
+    if language not in cache:
+        path = request.get_full_path()
+        url = translate_url(path, language)
+        cache[language] = url if url != path or language == context.get("LANGUAGE_CODE") else f"/{language}/"
+    return cache[language]
 
 
 @register.simple_tag(takes_context=True)
