@@ -24,7 +24,9 @@ class SignUpForm(UserCreationForm):
 
 
 class ProfileForm(forms.Form):
-    full_name = forms.CharField(label=_("Full name"), max_length=120, help_text=_("As it should appear on your certificate."))
+    full_name = forms.CharField(
+        label=_("Full name"), max_length=120, help_text=_("As it should appear on your certificate.")
+    )
 
 
 class ApiTokenForm(forms.Form):

@@ -131,7 +131,7 @@ def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
 def check_parity(sources: dict[str, GuideSource]) -> None:
     reference_lang, reference = next(iter(sources.items()))
     expected = [h.id for h in reference.headings]
-    for language, source in sources.items():
+    for _language, source in sources.items():
         found = [h.id for h in source.headings]
         if found != expected:
             raise ContentError(

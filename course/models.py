@@ -63,6 +63,9 @@ class GuideRead(models.Model):
     class Meta:
         unique_together = [("user", "guide")]
 
+    def __str__(self) -> str:
+        return f"{self.user} read {self.guide}"
+
 
 class Subscriber(models.Model):
     """A newsletter address. Only confirmed (double opt-in) and not unsubscribed ones get mail."""

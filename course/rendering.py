@@ -15,9 +15,41 @@ EXTENSION_CONFIGS = {
     "toc": {"permalink": False},
 }
 ALLOWED_TAGS = {
-    "a", "p", "br", "hr", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
-    "strong", "em", "b", "i", "code", "pre", "span", "div", "blockquote", "sup", "sub",
-    "table", "thead", "tbody", "tr", "th", "td", "caption", "abbr", "kbd",
+    "a",
+    "p",
+    "br",
+    "hr",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "code",
+    "pre",
+    "span",
+    "div",
+    "blockquote",
+    "sup",
+    "sub",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "caption",
+    "abbr",
+    "kbd",
 }
 ALLOWED_ATTRIBUTES = {
     "*": {"id", "class", "title"},
@@ -51,10 +83,7 @@ def sanitize(fragment: str) -> str:
 
 
 def _toc_entries(tokens: list[dict]) -> list[dict]:
-    return [
-        {"id": t["id"], "title": html.unescape(t["name"]), "children": _toc_entries(t["children"])}
-        for t in tokens
-    ]
+    return [{"id": t["id"], "title": html.unescape(t["name"]), "children": _toc_entries(t["children"])} for t in tokens]
 
 
 def plain_text_of(rendered_html: str) -> str:

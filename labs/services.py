@@ -149,7 +149,7 @@ def lab_run_enqueue(*, run_id: int) -> bool:
         with tasks.execute_run.app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
             tasks.execute_run.apply_async(args=[run_id], retry=False, connection=connection)
-    except Exception as exc:  # noqa: BLE001 - kombu raises OperationalError, redis-py its own: "not sent"
+    except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False
     LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())

@@ -83,7 +83,7 @@ def _say_if_reused(request: HttpRequest, runs: list[LabRun]) -> None:
         messages.info(
             request,
             _(
-                "Identical settings (same code version and seed) had already been trained, so the stored results are shown."
+                "Identical settings (same code version and seed) had already been trained, so the stored results are shown."  # noqa: E501 (one translated sentence)
             ),
         )
 

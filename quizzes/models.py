@@ -133,6 +133,9 @@ class Answer(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["attempt", "question"], name="quizzes_answer_once")]
 
+    def __str__(self) -> str:
+        return f"answer to {self.question_id} in attempt {self.attempt_id}"
+
 
 class Certificate(models.Model):
     """A certificate as issued. Never edited after issue except to revoke or supersede it."""

@@ -37,7 +37,7 @@ def _attempt_or_404(request: HttpRequest, slug: str, key: str) -> Attempt:
 
 def _remember(request: HttpRequest, attempt: Attempt) -> None:
     keys = [k for k in request.session.get(SESSION_KEY, []) if k != attempt.key]
-    request.session[SESSION_KEY] = (keys + [attempt.key])[-SESSION_MAX_ATTEMPTS:]
+    request.session[SESSION_KEY] = ([*keys, attempt.key])[-SESSION_MAX_ATTEMPTS:]
 
 
 @require_GET

@@ -83,9 +83,24 @@ class WorkerProcess:
 
     def start(self, timeout: float = 60) -> "WorkerProcess":
         command = [
-            sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "gpu",
-            "--concurrency", "1", "--pool", "prefork", "--loglevel", "INFO",
-            "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "gpu",
+            "--concurrency",
+            "1",
+            "--pool",
+            "prefork",
+            "--loglevel",
+            "INFO",
+            "--hostname",
+            f"{self.name}@%h",
+            "--without-gossip",
+            "--without-mingle",
         ]
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
@@ -152,8 +167,11 @@ def learner(db):
     from accounts.services import account_create
 
     return account_create(
-        username="asha", email="asha@example.com", password="a-long-Passphrase-42",
-        full_name="Asha Verma", language="en",
+        username="asha",
+        email="asha@example.com",
+        password="a-long-Passphrase-42",
+        full_name="Asha Verma",
+        language="en",
     )
 
 

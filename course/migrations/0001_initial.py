@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,71 +14,96 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Guide',
+            name="Guide",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('lab_preset', models.SlugField(blank=True)),
-                ('related', models.JSONField(blank=True, default=list)),
-                ('is_published', models.BooleanField(default=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(unique=True)),
+                ("order", models.PositiveIntegerField(default=0)),
+                ("lab_preset", models.SlugField(blank=True)),
+                ("related", models.JSONField(blank=True, default=list)),
+                ("is_published", models.BooleanField(default=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'verbose_name': 'guide',
-                'verbose_name_plural': 'guides',
-                'ordering': ['order', 'slug'],
+                "verbose_name": "guide",
+                "verbose_name_plural": "guides",
+                "ordering": ["order", "slug"],
             },
         ),
         migrations.CreateModel(
-            name='Subscriber',
+            name="Subscriber",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('email', models.EmailField(max_length=254, unique=True)),
-                ('language', models.CharField(choices=[('en', 'English'), ('hi', 'Hindi'), ('fr', 'French')], default='en', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('confirmed_at', models.DateTimeField(blank=True, null=True)),
-                ('unsubscribed_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("email", models.EmailField(max_length=254, unique=True)),
+                (
+                    "language",
+                    models.CharField(
+                        choices=[("en", "English"), ("hi", "Hindi"), ("fr", "French")], default="en", max_length=8
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("confirmed_at", models.DateTimeField(blank=True, null=True)),
+                ("unsubscribed_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'verbose_name': 'newsletter subscriber',
+                "verbose_name": "newsletter subscriber",
             },
         ),
         migrations.CreateModel(
-            name='GuidePage',
+            name="GuidePage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('language', models.CharField(choices=[('en', 'English'), ('hi', 'Hindi'), ('fr', 'French')], max_length=8)),
-                ('title', models.CharField(max_length=300)),
-                ('summary', models.TextField()),
-                ('lab_try', models.TextField(blank=True)),
-                ('body_markdown', models.TextField()),
-                ('body_html', models.TextField()),
-                ('toc', models.JSONField(default=list)),
-                ('plain_text', models.TextField()),
-                ('word_count', models.PositiveIntegerField(default=0)),
-                ('reading_minutes', models.PositiveIntegerField(default=1)),
-                ('source_hash', models.CharField(max_length=64)),
-                ('narration_file', models.CharField(blank=True, max_length=200)),
-                ('narration_seconds', models.FloatField(default=0)),
-                ('guide', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pages', to='course.guide')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "language",
+                    models.CharField(choices=[("en", "English"), ("hi", "Hindi"), ("fr", "French")], max_length=8),
+                ),
+                ("title", models.CharField(max_length=300)),
+                ("summary", models.TextField()),
+                ("lab_try", models.TextField(blank=True)),
+                ("body_markdown", models.TextField()),
+                ("body_html", models.TextField()),
+                ("toc", models.JSONField(default=list)),
+                ("plain_text", models.TextField()),
+                ("word_count", models.PositiveIntegerField(default=0)),
+                ("reading_minutes", models.PositiveIntegerField(default=1)),
+                ("source_hash", models.CharField(max_length=64)),
+                ("narration_file", models.CharField(blank=True, max_length=200)),
+                ("narration_seconds", models.FloatField(default=0)),
+                (
+                    "guide",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pages", to="course.guide"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['guide__order', 'language'],
-                'unique_together': {('guide', 'language')},
+                "ordering": ["guide__order", "language"],
+                "unique_together": {("guide", "language")},
             },
         ),
         migrations.CreateModel(
-            name='GuideRead',
+            name="GuideRead",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('first_read_at', models.DateTimeField(auto_now_add=True)),
-                ('last_read_at', models.DateTimeField(auto_now=True)),
-                ('guide', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reads', to='course.guide')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='guide_reads', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("first_read_at", models.DateTimeField(auto_now_add=True)),
+                ("last_read_at", models.DateTimeField(auto_now=True)),
+                (
+                    "guide",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="reads", to="course.guide"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="guide_reads",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'unique_together': {('user', 'guide')},
+                "unique_together": {("user", "guide")},
             },
         ),
     ]

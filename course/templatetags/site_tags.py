@@ -26,7 +26,7 @@ def absolute_language_url(context, language: str) -> str:
 @register.filter
 def duration(seconds: float) -> str:
     """Seconds as m:ss (or h:mm:ss)."""
-    total = int(round(seconds or 0))
+    total = round(seconds or 0)
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,42 +15,75 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='LabRun',
+            name="LabRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('preset', models.SlugField(blank=True)),
-                ('sweep', models.UUIDField(blank=True, db_index=True, null=True)),
-                ('preset_index', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('config', models.JSONField()),
-                ('fingerprint', models.CharField(db_index=True, max_length=64)),
-                ('code_version', models.CharField(max_length=20)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], db_index=True, default='queued', max_length=12)),
-                ('cancel_requested', models.BooleanField(default=False)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('claim', models.UUIDField(blank=True, null=True)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('done_steps', models.PositiveIntegerField(default=0)),
-                ('total_steps', models.PositiveIntegerField(default=0)),
-                ('curve', models.JSONField(blank=True, default=list)),
-                ('validation', models.JSONField(blank=True, default=list)),
-                ('metrics', models.JSONField(blank=True, default=dict)),
-                ('device', models.CharField(blank=True, max_length=200)),
-                ('torch_version', models.CharField(blank=True, max_length=40)),
-                ('error', models.TextField(blank=True)),
-                ('share_token', models.CharField(default=labs.models.new_share_token, max_length=32, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('reused_from', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='labs.labrun')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lab_runs', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("preset", models.SlugField(blank=True)),
+                ("sweep", models.UUIDField(blank=True, db_index=True, null=True)),
+                ("preset_index", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("config", models.JSONField()),
+                ("fingerprint", models.CharField(db_index=True, max_length=64)),
+                ("code_version", models.CharField(max_length=20)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=12,
+                    ),
+                ),
+                ("cancel_requested", models.BooleanField(default=False)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("claim", models.UUIDField(blank=True, null=True)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("done_steps", models.PositiveIntegerField(default=0)),
+                ("total_steps", models.PositiveIntegerField(default=0)),
+                ("curve", models.JSONField(blank=True, default=list)),
+                ("validation", models.JSONField(blank=True, default=list)),
+                ("metrics", models.JSONField(blank=True, default=dict)),
+                ("device", models.CharField(blank=True, max_length=200)),
+                ("torch_version", models.CharField(blank=True, max_length=40)),
+                ("error", models.TextField(blank=True)),
+                ("share_token", models.CharField(default=labs.models.new_share_token, max_length=32, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "reused_from",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="labs.labrun",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="lab_runs",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'lab run',
-                'verbose_name_plural': 'lab runs',
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['status', 'heartbeat_at'], name='labs_labrun_status_2595a5_idx'), models.Index(fields=['user', 'created_at'], name='labs_labrun_user_id_4c5754_idx')],
+                "verbose_name": "lab run",
+                "verbose_name_plural": "lab runs",
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["status", "heartbeat_at"], name="labs_labrun_status_2595a5_idx"),
+                    models.Index(fields=["user", "created_at"], name="labs_labrun_user_id_4c5754_idx"),
+                ],
             },
         ),
     ]

@@ -107,7 +107,7 @@ def validate_config(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
     """Parse untrusted settings. Returns (config, {}) or (None, errors)."""
     try:
         return _validate(data)
-    except Exception:  # noqa: BLE001 - last line of defence: a form must never crash the site
+    except Exception:
         return None, {NON_FIELD: ["These settings could not be read. Please check every field."]}
 
 
@@ -167,7 +167,7 @@ def _show(value: Any) -> str:
     """A short, safe rendering of a learner's value for an error message."""
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 - a learner's object may have a broken __repr__
+    except Exception:
         text = f"a {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."
 

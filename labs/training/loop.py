@@ -158,7 +158,7 @@ class Feed:
         """Micro-batch j of a window as its own tensors (used where memory is measured)."""
         index = self.windows[step, j * self.m : (j + 1) * self.m]
         width = self.micro_width[step][j] if self.sequence else None
-        return self._take(index, width) + (self.micro_count[step][j],)
+        return (*self._take(index, width), self.micro_count[step][j])
 
     def split(self, step: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         """All micro-batches of a window: one gather, then views (cheaper than N gathers)."""
@@ -173,7 +173,7 @@ class Feed:
 
     def window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
         width = self.window_width[step] if self.sequence else None
-        return self._take(self.windows[step], width) + (self.window_count[step],)
+        return (*self._take(self.windows[step], width), self.window_count[step])
 
     def _take(self, index: torch.Tensor, width: int | None) -> tuple[torch.Tensor, torch.Tensor]:
         if width is None:

@@ -15,8 +15,14 @@ PASSWORD = "a-long-Passphrase-42"
 
 
 def _signup(client, language="hi", **overrides):
-    data = {"username": "ravi", "email": "ravi@example.com", "full_name": "रवि कुमार",
-            "password1": PASSWORD, "password2": PASSWORD, **overrides}
+    data = {
+        "username": "ravi",
+        "email": "ravi@example.com",
+        "full_name": "रवि कुमार",
+        "password1": PASSWORD,
+        "password2": PASSWORD,
+        **overrides,
+    }
     return client.post(f"/{language}/accounts/signup/", data)
 
 
@@ -60,7 +66,9 @@ def test_password_reset_by_email(client, learner):
     form_page = client.get(link, follow=True)
     assert form_page.status_code == 200
     new_password = "another-Passphrase-77"
-    response = client.post(form_page.redirect_chain[-1][0], {"new_password1": new_password, "new_password2": new_password})
+    response = client.post(
+        form_page.redirect_chain[-1][0], {"new_password1": new_password, "new_password2": new_password}
+    )
     assert response.status_code == 302
     assert Client().login(username="asha", password=new_password)
 

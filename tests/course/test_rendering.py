@@ -18,7 +18,7 @@ XSS_PAYLOADS = [
     "<style>body{display:none}</style>",
     '<form action="https://evil.example"><input name=x></form>',
     "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
-    '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>',
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
     '<a href="#" {: onclick="alert(1)" }>x</a>',
     "Text {: onmouseover=alert(1) }",
 ]
@@ -27,7 +27,20 @@ XSS_PAYLOADS = [
 class _ActiveContent(HTMLParser):
     """Collects everything in parsed HTML that a browser could execute or load."""
 
-    DANGEROUS_TAGS = {"script", "style", "iframe", "object", "embed", "form", "input", "svg", "math", "img", "link", "meta"}
+    DANGEROUS_TAGS = {
+        "script",
+        "style",
+        "iframe",
+        "object",
+        "embed",
+        "form",
+        "input",
+        "svg",
+        "math",
+        "img",
+        "link",
+        "meta",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -37,7 +50,7 @@ class _ActiveContent(HTMLParser):
         if tag in self.DANGEROUS_TAGS:
             self.found.append(tag)
         for name, value in attrs:
-            if name.startswith("on") or name in {"style", "src", "srcdoc", "formaction"} and tag not in {"td", "th"}:
+            if name.startswith("on") or (name in {"style", "src", "srcdoc", "formaction"} and tag not in {"td", "th"}):
                 self.found.append(f"{tag}[{name}]")
             if name == "href" and value and not value.startswith(("http://", "https://", "mailto:", "#", "/")):
                 self.found.append(f"{tag}[href={value}]")

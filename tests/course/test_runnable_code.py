@@ -2,8 +2,8 @@
 
 import io
 import subprocess
-import tokenize
 import sys
+import tokenize
 
 import pytest
 from django.conf import settings
@@ -44,7 +44,7 @@ def test_runnable_code_is_the_same_in_every_language():
     for folder in guide_folders(settings.CONTENT_DIR):
         blocks = {lang: runnable_blocks(load_guide_file(folder / f"{lang}.md").body) for lang in LANGUAGES}
         assert len({len(b) for b in blocks.values()}) == 1, folder.name
-        for en_block, hi_block, fr_block in zip(blocks["en"], blocks["hi"], blocks["fr"]):
+        for en_block, hi_block, fr_block in zip(blocks["en"], blocks["hi"], blocks["fr"], strict=False):
             assert _code_tokens(en_block) == _code_tokens(hi_block) == _code_tokens(fr_block), folder.name
 
 
@@ -53,7 +53,10 @@ def test_runnable_block_executes(code, tmp_path):
     script = tmp_path / "block.py"
     script.write_text(code, encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"},
     )
     assert result.returncode == 0, result.stderr[-2000:]

@@ -64,7 +64,7 @@ class Beat:
 
     def __init__(self, env: dict[str, str], tmp_path: Path) -> None:
         self.log_path = tmp_path / "beat.log"
-        self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop(), after the process
+        self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [
                 sys.executable,

@@ -27,7 +27,7 @@ class Command(BaseCommand):
 
         # espeak-ng and opusenc run as subprocesses, so threads use every core.
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            for (page, name), seconds in zip(todo, pool.map(speak, todo)):
+            for (page, name), seconds in zip(todo, pool.map(speak, todo), strict=False):
                 narration_record(page, name, seconds)
                 self.stdout.write(f"  narrated {page} ({seconds / 60:.1f} min)")
         self.stdout.write(self.style.SUCCESS(f"Narration: {len(todo)} generated, {len(pages) - len(todo)} up to date"))

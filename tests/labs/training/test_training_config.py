@@ -206,7 +206,7 @@ def _random_value(rng):
 
 def test_random_inputs_never_raise():
     rng = random.Random(0)
-    keys = list(FIELDS) + ["extra", 1, None]
+    keys = [*list(FIELDS), "extra", 1, None]
     for _ in range(3000):
         data = {**DEFAULT_CONFIG} if rng.random() < 0.5 else {}
         for _ in range(rng.randint(0, 5)):

@@ -1,8 +1,5 @@
 """Property test: validate_config never raises, whatever JSON-ish input it gets."""
 
-import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
