@@ -42,8 +42,17 @@
     });
   }
 
+  // Code and wide formulas scroll sideways instead of wrapping (wrapped Python misleads); a
+  // scrolling box must be reachable from the keyboard, so it joins the tab order.
+  function makeScrollersFocusable(root) {
+    root.querySelectorAll("pre, div.arithmatex").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  }
+
   function enhance(root) {
     renderMath(root);
+    makeScrollersFocusable(root);
     setupSpeechFallback(root);
     setupCopyButtons(root);
   }
