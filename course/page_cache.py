@@ -66,6 +66,9 @@ class _ProcessPages:
             cls.use(cache.get_or_set(VERSION_KEY, lambda: uuid.uuid4().hex, None))
 
 
+_unreachable_reported: list[bool] = []
+
+
 def pages_changed() -> None:
     """Retires every cached page: now, so this process sees its own change at once, and again
     after the transaction commits, so a page rendered meanwhile from the old rows is not kept."""
@@ -76,7 +79,9 @@ def pages_changed() -> None:
         try:
             cache.set(VERSION_KEY, version, None)
         except RedisError as exc:  # e.g. sync_content at set-up, before Redis runs
-            logger.warning("cached guide pages of running web processes could not be retired: %s", exc)
+            if not _unreachable_reported:  # once per process: a sync changes many rows
+                _unreachable_reported.append(True)
+                logger.warning("cached guide pages of running web processes could not be retired: %s", exc)
 
     bump()
     transaction.on_commit(bump)
