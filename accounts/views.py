@@ -3,6 +3,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -31,8 +32,15 @@ def signup(request: HttpRequest) -> HttpResponse:
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your account is ready."))
-        return redirect(request.GET.get("next") or "accounts:dashboard")
+        return redirect(_safe_next(request) or "accounts:dashboard")
     return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _safe_next(request: HttpRequest) -> str:
+    """The `next` URL only if it stays on this site: never an open redirect."""
+    url = request.GET.get("next", "")
+    safe = url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()}, require_https=request.is_secure())
+    return url if safe else ""
 
 
 @login_required

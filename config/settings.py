@@ -3,6 +3,7 @@
 Embedded defaults run the whole site on one machine: SQLite in STATE_DIR and a local Redis.
 """
 
+import os
 import secrets
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -106,8 +107,9 @@ except Exception as exc:  # dj_database_url raises several types; all mean the s
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = _SQLITE_OPTIONS
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    # A file (not memory) so that a Celery worker process started by the tests sees the same data.
-    DATABASES["default"]["TEST"] = {"NAME": str(STATE_DIR / "test-db.sqlite3")}
+    # A file (not memory) so that a Celery worker process started by the tests sees the same data
+    # (tests hand it the path); one per test process, so two suites on one checkout never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(STATE_DIR / f"test-db-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")  # the run command starts this one
@@ -230,6 +232,10 @@ LAB_MAX_ATTEMPTS = env_int("LAB_MAX_ATTEMPTS", 3)  # claims before a run whose w
 LAB_SWEEP_INTERVAL = env_float("LAB_SWEEP_INTERVAL", 15)  # how often the sweeper looks for dead runs
 LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for runs stored while Redis was down
 LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", LAB_HARD_TIME_LIMIT + 300)  # re-send a message Redis may have lost
+# Test-only: a run holds after this step (its progress written) until the release file exists or it
+# is cancelled, so tests can act on a run at a known step whatever the machine's speed. 0: off.
+LAB_PAUSE_AT_STEP = env_int("LAB_PAUSE_AT_STEP", 0)
+LAB_PAUSE_RELEASE_FILE = env_str("LAB_PAUSE_RELEASE_FILE", "")
 # Both share the `gpu` queue with training; `expires` drops those that waited behind a long run.
 CELERY_BEAT_SCHEDULE = {
     "labs-sweep-stale-runs": {

@@ -12,6 +12,7 @@ import os
 import threading
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Self
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -154,6 +155,10 @@ def _store(mine, result: dict[str, Any]) -> None:
     )
 
 
+def _pause_requested(done_steps: int) -> bool:
+    return bool(settings.LAB_PAUSE_RELEASE_FILE) and done_steps == settings.LAB_PAUSE_AT_STEP
+
+
 class _Reporter:
     """Progress and liveness for one claimed run.
 
@@ -185,8 +190,9 @@ class _Reporter:
 
     def on_progress(self, point: dict[str, Any], done_steps: int, total_steps: int) -> None:
         self.curve.append(point)
+        pause = _pause_requested(done_steps)
         now = time.monotonic()
-        if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps:
+        if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps and not pause:
             return
         self.last_write = now
         written = self.mine.filter(cancel_requested=False).update(
@@ -194,6 +200,16 @@ class _Reporter:
         )
         if written == 0:
             self.stop.set()
+        elif pause:
+            self._hold()
+
+    def _hold(self) -> None:
+        """The test-only pause: wait, heartbeat still beating, until released, cancelled or no longer ours."""
+        release = Path(settings.LAB_PAUSE_RELEASE_FILE)
+        logger.info("lab run paused at step %s until %s exists", settings.LAB_PAUSE_AT_STEP, release)
+        while not release.exists() and not self.stop.wait(0.05):
+            if not self.mine.filter(cancel_requested=False).exists():
+                self.stop.set()
 
     def _beat(self) -> None:
         close_old_connections()

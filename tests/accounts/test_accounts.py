@@ -34,6 +34,21 @@ def test_signing_up_creates_the_account_with_its_certificate_name_and_logs_in(cl
     assert "रवि कुमार" in client.get("/hi/accounts/dashboard/").content.decode()
 
 
+@pytest.mark.parametrize(
+    "next_url, lands_on",
+    [
+        ("/en/quizzes/", "/en/quizzes/"),
+        ("https://elsewhere.example/phish", "/hi/accounts/dashboard/"),
+        ("//elsewhere.example/phish", "/hi/accounts/dashboard/"),
+        ("javascript:alert(1)", "/hi/accounts/dashboard/"),
+    ],
+)
+def test_sign_up_follows_only_a_next_url_on_this_site(client, next_url, lands_on):
+    data = {"username": "ravi", "email": "ravi@example.com", "full_name": "Ravi", "password1": PASSWORD}
+    response = client.post(f"/hi/accounts/signup/?next={next_url}", {**data, "password2": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == lands_on
+
+
 def test_sign_up_errors_are_explained_and_nothing_is_created(client):
     response = _signup(client, password2="different-Passphrase-1", full_name="")
     assert response.status_code == 400

@@ -72,9 +72,9 @@ def test_progress_is_written_a_few_times_per_second_not_per_step(learner, tiny_c
 
 
 def test_cancelling_a_running_run_stops_training_and_keeps_the_curve_so_far(
-    transactional_db, learner, tiny_config, settings
+    transactional_db, learner, tiny_config, settings, tmp_path
 ):
-    settings.LAB_PROGRESS_INTERVAL = 0
+    settings.LAB_PAUSE_AT_STEP, settings.LAB_PAUSE_RELEASE_FILE = 2, str(tmp_path / "never-released")
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=400, task="digits-cnn"))
     worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
     worker.start()
@@ -85,4 +85,24 @@ def test_cancelling_a_running_run_stops_training_and_keeps_the_curve_so_far(
     worker.join(timeout=60)
     run.refresh_from_db()
     assert run.status == "cancelled"
-    assert 2 <= len(run.curve) < 400 and run.done_steps == len(run.curve)
+    assert len(run.curve) == run.done_steps == 2  # held at step 2, cancelled there
+
+
+def test_a_run_held_at_a_step_goes_on_to_the_end_once_released(
+    transactional_db, learner, tiny_config, settings, tmp_path
+):
+    release = tmp_path / "release"
+    settings.LAB_PAUSE_AT_STEP, settings.LAB_PAUSE_RELEASE_FILE = 2, str(release)
+    run = services.lab_run_submit(user=learner, config=tiny_config(steps=5))
+    worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
+    worker.start()
+    deadline = time.monotonic() + 60
+    while LabRun.objects.get(pk=run.pk).done_steps < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker.join(timeout=0.5)
+    held = LabRun.objects.get(pk=run.pk)
+    assert worker.is_alive() and (held.status, held.done_steps) == ("running", 2)
+    release.touch()
+    worker.join(timeout=60)
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.done_steps == 5

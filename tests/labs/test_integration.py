@@ -137,12 +137,15 @@ def test_a_run_submitted_through_the_api_trains_on_the_worker_to_succeeded(celer
     assert body["metrics"]["final_loss"] > 0 and body["metrics"]["samples_per_second"] > 0
 
 
-def test_a_run_whose_worker_is_killed_is_finished_by_another_never_left_running(make_worker, start_beat, api):
-    first = make_worker("doomed", **FAST).start()
+def test_a_run_whose_worker_is_killed_is_finished_by_another_never_left_running(make_worker, start_beat, api, tmp_path):
+    # The first worker holds the run after step 3 (never released), so the kill lands mid-run on any machine.
+    hold = {"LAB_PAUSE_AT_STEP": "3", "LAB_PAUSE_RELEASE_FILE": str(tmp_path / "never-released")}
+    first = make_worker("doomed", **FAST, **hold).start()
     created = api({**SMALL, "task": "digits-cnn", "accumulation_steps": 1, "steps": 150})
-    wait_for(lambda: LabRun.objects.get(pk=created["id"]).done_steps >= 3, 180, "training to start")
+    wait_for(lambda: LabRun.objects.get(pk=created["id"]).done_steps == 3, 180, "training to reach step 3")
     first.kill_hard()
-    assert LabRun.objects.get(pk=created["id"]).status == "running"  # its worker is gone without a word
+    run = LabRun.objects.get(pk=created["id"])
+    assert (run.status, run.done_steps) == ("running", 3)  # its worker is gone without a word
 
     second = make_worker("rescuer", **FAST).start()
     start_beat(second.env)
