@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from .models import LabRun
-from .services import copy_result, finished_originals
+from .services import copy_result, finished_originals, lab_runs_end_cancelled_queued
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,8 @@ ERROR_INVALID = gettext_noop("The stored settings are no longer valid for this v
 
 
 def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
-    """queued -> running, exactly once: a redelivered or duplicate message finds nothing to claim."""
+    """queued -> running, exactly once: a redelivered or duplicate message finds nothing to claim.
+    A queued run whose learner asked to cancel is ended here instead (cancelled, never trained)."""
     now = timezone.now()
     claimed = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED, cancel_requested=False).update(
         status=LabRun.Status.RUNNING,
@@ -49,7 +50,10 @@ def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
         validation=[],
         error="",
     )
-    return LabRun.objects.get(pk=run_id) if claimed == 1 else None
+    if claimed != 1:
+        lab_runs_end_cancelled_queued(run_id=run_id)
+        return None
+    return LabRun.objects.get(pk=run_id)
 
 
 def lab_run_execute(*, run_id: int, worker: str) -> None:

@@ -158,24 +158,35 @@ def lab_run_enqueue(*, run_id: int) -> bool:
 
 def lab_run_cancel(*, run: LabRun) -> bool:
     """Cancel a queued run at once, or ask its worker to stop (it checks several times a second).
-    False when the run had already ended."""
-    now = timezone.now()
-    if LabRun.objects.filter(pk=run.pk, status=LabRun.Status.QUEUED).update(
-        status=LabRun.Status.CANCELLED, cancel_requested=True, finished_at=now
-    ):
-        return True
-    return bool(LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING).update(cancel_requested=True))
+    False when the run had already ended.
+
+    The request is one write whatever the status, so it cannot fall between a sweeper's
+    re-queue (running -> queued) and a status check; a queued run then ends here, or at its
+    claim, or in the next sweep, whichever comes first."""
+    if not LabRun.objects.filter(pk=run.pk, status__in=LabRun.ACTIVE).update(cancel_requested=True):
+        return False
+    lab_runs_end_cancelled_queued(run_id=run.pk)
+    return True
+
+
+def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
+    """Queued runs whose learner asked to cancel end as cancelled (all of them, or one).
+    A run re-queued while its cancel was being asked for lands here instead of waiting forever."""
+    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED, cancel_requested=True)
+    if run_id is not None:
+        queued = queued.filter(pk=run_id)
+    return queued.update(status=LabRun.Status.CANCELLED, finished_at=timezone.now())
 
 
 def lab_run_requeue(*, run: LabRun) -> bool:
-    """Admin action: start a run again from scratch (a fresh budget of attempts)."""
+    """Admin action: start a run again from scratch (a fresh budget of attempts). Refused for a
+    queued run and for one its learner asked to cancel: the learner's cancel wins."""
     updated = (
-        LabRun.objects.filter(pk=run.pk)
+        LabRun.objects.filter(pk=run.pk, cancel_requested=False)
         .exclude(status=LabRun.Status.QUEUED)
         .update(
             status=LabRun.Status.QUEUED,
             attempts=0,
-            cancel_requested=False,
             error="",
             enqueued_at=None,
             done_steps=0,
@@ -196,37 +207,52 @@ def lab_run_requeue(*, run: LabRun) -> bool:
 
 def lab_runs_sweep_stale() -> dict[str, int]:
     """Runs whose worker stopped sending heartbeats: re-queue them (bounded), or end them with a
-    reason. Also forget the `enqueued_at` of runs queued for so long that Redis may have lost
-    their message, so the dispatcher sends them again (a duplicate message is harmless: only
-    one claim can win)."""
+    reason. Also end queued runs the learner cancelled, and forget the `enqueued_at` of runs
+    queued for so long that Redis may have lost their message, so the dispatcher sends them
+    again (a duplicate message is harmless: only one claim can win)."""
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "resent": 0}
     stale = LabRun.objects.filter(status=LabRun.Status.RUNNING).filter(
         Q(heartbeat_at__lt=now - timedelta(seconds=settings.LAB_STALE_AFTER)) | Q(heartbeat_at__isnull=True)
     )
     for run in stale:
-        # Only if nothing changed since we looked: a late heartbeat means the worker lives.
-        same = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, heartbeat_at=run.heartbeat_at)
-        if run.cancel_requested:
-            ended = same.update(status=LabRun.Status.CANCELLED, finished_at=now, error=ERROR_CANCELLED_WHILE_LOST)
-            counts["cancelled"] += ended
-        elif run.attempts >= settings.LAB_MAX_ATTEMPTS:
-            counts["failed"] += same.update(status=LabRun.Status.FAILED, finished_at=now, error=ERROR_WORKER_LOST)
-        elif same.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker=""):
-            logger.warning("lab run %s lost its worker (attempt %s); re-queued", run.pk, run.attempts)
-            counts["requeued"] += 1
-            lab_run_enqueue(run_id=run.pk)
+        outcome = _settle_stale(run, now)
+        if outcome:
+            counts[outcome] += 1
+    counts["cancelled"] += lab_runs_end_cancelled_queued()
     resend_before = now - timedelta(seconds=settings.LAB_RESEND_AFTER)
-    counts["resent"] = LabRun.objects.filter(status=LabRun.Status.QUEUED, enqueued_at__lt=resend_before).update(
-        enqueued_at=None
-    )
+    counts["resent"] = LabRun.objects.filter(
+        status=LabRun.Status.QUEUED, cancel_requested=False, enqueued_at__lt=resend_before
+    ).update(enqueued_at=None)
     return counts
 
 
+def _settle_stale(run: LabRun, now) -> str | None:
+    """Fail or re-queue one silent run, unless its learner asked to cancel: then it ends cancelled.
+    Every write checks the row again, so a cancel that lands after `run` was read still wins."""
+    # Only if nothing changed since we looked: a late heartbeat means the worker lives.
+    same = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, heartbeat_at=run.heartbeat_at)
+    not_cancelled = same.filter(cancel_requested=False)
+    if run.attempts >= settings.LAB_MAX_ATTEMPTS:
+        if not_cancelled.update(status=LabRun.Status.FAILED, finished_at=now, error=ERROR_WORKER_LOST):
+            return "failed"
+    elif not_cancelled.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker=""):
+        logger.warning("lab run %s lost its worker (attempt %s); re-queued", run.pk, run.attempts)
+        lab_run_enqueue(run_id=run.pk)
+        return "requeued"
+    if same.update(status=LabRun.Status.CANCELLED, finished_at=now, error=ERROR_CANCELLED_WHILE_LOST):
+        return "cancelled"  # only a cancelled run is left in `same` here
+    return None
+
+
 def lab_runs_dispatch_pending() -> int:
-    """Send the queued runs the broker never got. Stops at the first failure (Redis still down)."""
+    """Send the queued runs the broker never got. Stops at the first failure (Redis still down).
+    A queued run its learner cancelled is ended, not sent: no worker would ever claim it."""
+    lab_runs_end_cancelled_queued()
     grace = timezone.now() - timedelta(seconds=2)  # leave fresh submissions to their own on_commit
-    pending = LabRun.objects.filter(status=LabRun.Status.QUEUED, enqueued_at__isnull=True, created_at__lt=grace)
+    pending = LabRun.objects.filter(
+        status=LabRun.Status.QUEUED, cancel_requested=False, enqueued_at__isnull=True, created_at__lt=grace
+    )
     sent = 0
     for run_id in pending.order_by("created_at").values_list("pk", flat=True)[:500]:
         if not lab_run_enqueue(run_id=run_id):

@@ -106,3 +106,12 @@ def test_a_run_held_at_a_step_goes_on_to_the_end_once_released(
     worker.join(timeout=60)
     run.refresh_from_db()
     assert run.status == "succeeded" and run.done_steps == 5
+
+
+def test_a_queued_run_whose_cancel_was_requested_is_ended_by_its_claim_never_trained(learner, make_run):
+    """The state a cancel racing with the sweeper's re-queue used to leave: queued for good."""
+    run = make_run(learner, cancel_requested=True, attempts=1)
+    lab_run_execute(run_id=run.pk, worker="w")
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.finished_at is not None
+    assert run.attempts == 1 and run.worker == "" and run.curve == []

@@ -1,9 +1,13 @@
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from labs import services
+from labs.execution import lab_run_claim
 from labs.models import LabRun
 from labs.presets import PRESETS
 
@@ -107,3 +111,91 @@ def test_requeue_starts_a_failed_run_from_scratch(learner, make_run, django_capt
         assert services.lab_run_requeue(run=run)
     run.refresh_from_db()
     assert run.status == "queued" and run.attempts == 0 and run.curve == [] and run.enqueued_at is not None
+
+
+def test_requeue_refuses_a_run_its_learner_asked_to_cancel(learner, make_run):
+    running = make_run(learner, status=LabRun.Status.RUNNING, attempts=1, cancel_requested=True)
+    cancelled = make_run(learner, status=LabRun.Status.CANCELLED, attempts=1, cancel_requested=True)
+    assert not services.lab_run_requeue(run=running) and not services.lab_run_requeue(run=cancelled)
+    running.refresh_from_db(), cancelled.refresh_from_db()
+    assert (running.status, running.cancel_requested) == ("running", True) and cancelled.status == "cancelled"
+
+
+# Races, made deterministic: another process's action runs just before the n-th write of the
+# service under test, on the same real rows, in this thread.
+
+
+@contextmanager
+def _before_write(number: int, action: Callable[[], object]) -> Iterator[list]:
+    """Run `action` once, just before the `number`-th UPDATE of a lab run; yields [its result]."""
+    writes, fired, results = 0, False, []
+
+    def wrapper(execute, sql, params, many, context):
+        nonlocal writes, fired
+        if not fired and sql.startswith('UPDATE "labs_labrun"'):
+            writes += 1
+            if writes == number:
+                fired = True  # before the action: its own writes pass straight through
+                results.append(action())
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        yield results
+
+
+@pytest.mark.parametrize("write", [1, 2, 3])
+def test_a_cancel_landing_while_the_sweeper_requeues_a_silent_run_ends_it_cancelled(learner, make_run, write):
+    run = make_run(learner, status=LabRun.Status.RUNNING, attempts=1)
+    _stale(run)
+    with _before_write(write, lambda: services.lab_run_cancel(run=run)) as cancel:
+        services.lab_runs_sweep_stale()
+    assert cancel == [True], "the cancel never ran inside the sweep"
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.finished_at is not None
+
+
+@pytest.mark.parametrize("write", [1, 2])
+def test_a_sweep_landing_inside_a_cancel_of_a_silent_run_ends_it_cancelled(learner, make_run, write):
+    run = make_run(learner, status=LabRun.Status.RUNNING, attempts=1)
+    _stale(run)
+    with _before_write(write, services.lab_runs_sweep_stale) as sweep:
+        assert services.lab_run_cancel(run=run)
+    assert sweep, "the sweep never ran inside the cancel"
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.finished_at is not None
+
+
+def test_a_claim_landing_inside_a_cancel_of_a_queued_run_ends_it_cancelled_untrained(learner, make_run):
+    run = make_run(learner)
+    with _before_write(2, lambda: lab_run_claim(run_id=run.pk, worker="w")) as claim:
+        assert services.lab_run_cancel(run=run)
+    assert claim == [None], "the claim never ran inside the cancel, or it claimed a cancelled run"
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.attempts == 0
+
+
+def test_an_admin_requeue_landing_inside_a_cancel_leaves_the_cancel_to_the_worker(learner, make_run):
+    run = make_run(learner, status=LabRun.Status.RUNNING, attempts=1, heartbeat_at=timezone.now())
+    with _before_write(2, lambda: services.lab_run_requeue(run=run)) as requeue:
+        assert services.lab_run_cancel(run=run)
+    assert requeue == [False]
+    run.refresh_from_db()
+    assert (run.status, run.cancel_requested, run.attempts) == ("running", True, 1)  # its worker stops it
+
+
+def test_a_queued_run_with_a_cancel_request_is_ended_not_dispatched_forever(learner, make_run):
+    """The state the old race left behind: queued, cancel requested, never claimed."""
+    run = make_run(learner, cancel_requested=True, attempts=1)
+    LabRun.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=1))
+    assert services.lab_runs_dispatch_pending() == 0
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.enqueued_at is None and run.finished_at is not None
+
+
+def test_the_sweeper_ends_a_queued_run_with_a_cancel_request_instead_of_resending_it(learner, make_run, settings):
+    old = timezone.now() - timedelta(seconds=settings.LAB_RESEND_AFTER + 5)
+    run = make_run(learner, cancel_requested=True, attempts=1, enqueued_at=old)
+    counts = services.lab_runs_sweep_stale()
+    assert (counts["cancelled"], counts["resent"]) == (1, 0)
+    run.refresh_from_db()
+    assert run.status == "cancelled"
