@@ -62,7 +62,8 @@ def question_item(
     item = QuestionItem(number, attempt.total, question.type, question.prompt.get(language) or question.prompt["en"])
     item.error = error
     response = answer.response if answer else None
-    reveal = attempt.is_finished
+    # Exam questions stay in the bank: a review says what was wrong and why, never the key.
+    reveal = attempt.is_finished and not attempt.quiz.is_exam
     key = grading.correct_response(question) if reveal else None
     for position, option_id in enumerate(shown, start=1):
         option = OptionItem(position, texts.get(option_id, ""), rank=position)
@@ -73,7 +74,7 @@ def question_item(
         if reveal and question.type != Question.Type.ORDERING:
             option.is_key = option_id == key or (isinstance(key, list) and option_id in key)
         item.options.append(option)
-    if answer is None and not reveal:
+    if answer is None and not attempt.is_finished:
         return item
     item.answer = answer
     item.explanation = question.explanation.get(language) or question.explanation["en"]

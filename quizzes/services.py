@@ -140,6 +140,9 @@ def attempt_start(
     now = now or timezone.now()
     if user is not None:
         User.objects.select_for_update().filter(pk=user.pk).first()  # one start at a time per learner
+    if quiz.is_exam and user is None:
+        # Limits must follow the person, not the browser: a fresh browser would start afresh.
+        raise NotEligible(_("Sign in to take the final exam: its limits and your certificate belong to your account."))
     unfinished = owned.filter(quiz=quiz, finished_at__isnull=True).first()
     if unfinished:
         return unfinished
@@ -216,8 +219,9 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
 
 
 def attempts_claim(*, user: User, keys: list[str]) -> int:
-    """Attempts made in this browser before logging in become the learner's."""
-    return Attempt.objects.filter(key__in=keys, user__isnull=True).update(user=user)
+    """Guide-quiz attempts made in this browser before logging in become the learner's. Exam attempts
+    never move: they would arrive in the account around its cool-down and daily limit."""
+    return Attempt.objects.filter(key__in=keys, user__isnull=True, quiz__is_exam=False).update(user=user)
 
 
 # Certificates ----------------------------------------------------------------------------------

@@ -28,8 +28,8 @@ def test_starting_again_resumes_the_unfinished_attempt(client, quizzes, start_at
     assert Attempt.objects.count() == 1
 
 
-def test_the_exam_draws_fifteen_different_questions_from_the_bank(client, quizzes, start_attempt):
-    attempt = start_attempt(client, "final-exam")
+def test_the_exam_draws_fifteen_different_questions_from_the_bank(learner_client, quizzes, start_attempt):
+    attempt = start_attempt(learner_client, "final-exam")
     assert attempt.total == 15
     assert len(set(attempt.question_ids)) == 15
     assert Question.objects.filter(pk__in=attempt.question_ids, quiz__slug="final-exam").count() == 15

@@ -4,7 +4,7 @@ from quizzes.models import Attempt
 
 
 def test_attempts_before_signing_up_count_once_the_learner_signs_up(client, quizzes, take_quiz):
-    attempt = take_quiz(client, "final-exam")
+    attempt = take_quiz(client, "demo-guide")
     assert attempt.user is None and attempt.passed
     response = client.post(
         reverse("accounts:signup"),
@@ -20,7 +20,21 @@ def test_attempts_before_signing_up_count_once_the_learner_signs_up(client, quiz
     attempt.refresh_from_db()
     assert attempt.user.username == "ravi"
     dashboard = client.get(reverse("accounts:dashboard"))
-    assert reverse("quizzes:result", args=["final-exam", attempt.key]) in dashboard.text
+    assert reverse("quizzes:result", args=["demo-guide", attempt.key]) in dashboard.text
+
+
+def test_an_anonymous_exam_attempt_is_never_claimed_past_the_limits(client, learner, quizzes, take_quiz):
+    """Exam attempts made without an account (before the exam needed one) stay outside it."""
+    guide_attempt = take_quiz(client, "demo-guide")
+    exam_quiz = guide_attempt.quiz.__class__.objects.get(slug="final-exam")
+    exam = Attempt.objects.create(quiz=exam_quiz, language="en", started_at=guide_attempt.started_at)
+    session = client.session
+    session["quiz_attempts"] = [guide_attempt.key, exam.key]
+    session.save()
+    client.post(reverse("accounts:login"), {"username": "asha", "password": "a-long-Passphrase-42"})
+    guide_attempt.refresh_from_db()
+    exam.refresh_from_db()
+    assert guide_attempt.user == learner and exam.user is None
 
 
 def test_attempts_before_logging_in_are_claimed_on_login(client, learner, quizzes, take_quiz):

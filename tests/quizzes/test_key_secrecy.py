@@ -64,9 +64,9 @@ def test_the_rendered_quiz_contains_no_correctness_marker(client, attempt):
     assert "Prompt of pick-one" in page.text  # the check above looked at real questions
 
 
-def test_the_exam_page_contains_no_correctness_marker(client, quizzes, start_attempt):
-    exam = start_attempt(client, "final-exam")
-    page = client.get(reverse("quizzes:attempt", args=["final-exam", exam.key]))
+def test_the_exam_page_contains_no_correctness_marker(learner_client, quizzes, start_attempt):
+    exam = start_attempt(learner_client, "final-exam")
+    page = learner_client.get(reverse("quizzes:attempt", args=["final-exam", exam.key]))
     assert_no_key(main_part(page.text), _questions(exam))
     assert page.text.count("hx-post=") == 15
 
@@ -99,3 +99,18 @@ def test_the_script_and_urls_carry_no_key(client, attempt):
 
     source = (settings.BASE_DIR / "static/js/quizzes.js").read_text()
     assert "correct" not in source and "answer-key" not in source
+
+
+def test_the_review_of_a_failed_exam_explains_but_never_shows_the_key(learner_client, quizzes, take_quiz):
+    exam = take_quiz(learner_client, "final-exam", correct=0)
+    assert exam.is_finished and not exam.passed
+    review = main_part(learner_client.get(reverse("quizzes:result", args=["final-exam", exam.key])).text)
+    assert "Explanation of exam-" in review  # what was wrong, and why
+    for marker in ("right answer", "tag-key", "Correct answer:", "Correct order:"):
+        assert marker not in review, marker
+
+
+def test_the_review_of_a_guide_quiz_shows_the_key(client, quizzes, take_quiz):
+    attempt = take_quiz(client, "demo-guide", correct=0)
+    review = client.get(reverse("quizzes:result", args=["demo-guide", attempt.key])).text
+    assert "right answer" in review and "Correct answer:" in review

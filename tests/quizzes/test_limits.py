@@ -9,7 +9,8 @@ def start(client, slug="final-exam"):
     return client.post(reverse("quizzes:start", args=[slug]))
 
 
-def test_after_an_exam_attempt_the_cool_down_applies(client, quizzes, take_quiz, settings):
+def test_after_an_exam_attempt_the_cool_down_applies(learner_client, quizzes, take_quiz, settings):
+    client = learner_client
     settings.QUIZ_EXAM_COOLDOWN_MINUTES = 30
     attempt = take_quiz(client, "final-exam", correct=0)
     refused = start(client)
@@ -21,14 +22,16 @@ def test_after_an_exam_attempt_the_cool_down_applies(client, quizzes, take_quiz,
     assert Attempt.objects.count() == 2
 
 
-def test_the_quiz_page_says_when_the_exam_can_be_taken_again(client, quizzes, take_quiz):
+def test_the_quiz_page_says_when_the_exam_can_be_taken_again(learner_client, quizzes, take_quiz):
+    client = learner_client
     take_quiz(client, "final-exam", correct=0)
     page = client.get(reverse("quizzes:quiz", args=["final-exam"]))
     assert "You can start a new attempt in" in page.text
     assert reverse("quizzes:start", args=["final-exam"]) not in page.text
 
 
-def test_the_daily_limit_counts_exam_attempts_in_the_last_24_hours(client, quizzes, take_quiz, settings):
+def test_the_daily_limit_counts_exam_attempts_in_the_last_24_hours(learner_client, quizzes, take_quiz, settings):
+    client = learner_client
     settings.QUIZ_EXAM_COOLDOWN_MINUTES = 0
     settings.QUIZ_EXAM_DAILY_LIMIT = 2
     first = take_quiz(client, "final-exam", correct=0)
@@ -44,12 +47,34 @@ def test_guide_quizzes_have_no_cool_down(client, quizzes, take_quiz):
     assert start(client, "demo-guide").status_code == 302
 
 
-def test_limits_follow_the_learner_across_browsers(client, learner, quizzes, take_quiz):
+def test_limits_follow_the_learner_across_browsers(client, learner, quizzes, take_quiz, settings):
+    settings.QUIZ_EXAM_COOLDOWN_MINUTES, settings.QUIZ_EXAM_DAILY_LIMIT = 0, 1
     client.force_login(learner)
     take_quiz(client, "final-exam", correct=0)
     other_browser = client.__class__()
     other_browser.force_login(learner)
-    assert start(other_browser).status_code == 429
+    refused = start(other_browser)
+    assert refused.status_code == 429 and Attempt.objects.count() == 1
+
+
+def test_a_visitor_who_is_not_signed_in_cannot_start_the_exam(client, quizzes):
+    page = client.get(reverse("quizzes:quiz", args=["final-exam"]))
+    assert "Sign in to take the final exam" in page.text
+    assert reverse("quizzes:start", args=["final-exam"]) not in page.text
+    refused = start(client)
+    assert refused.status_code == 403 and "Sign in to take the final exam" in refused.text
+    assert not Attempt.objects.exists()
+
+
+def test_a_fresh_browser_cannot_walk_around_the_limits_by_logging_in(client, learner, quizzes, take_quiz, settings):
+    settings.QUIZ_EXAM_COOLDOWN_MINUTES = 30
+    client.force_login(learner)
+    take_quiz(client, "final-exam", correct=0)
+    fresh = client.__class__()  # a new browser: no session, no attempts of its own
+    assert start(fresh).status_code == 403
+    fresh.post(reverse("accounts:login"), {"username": "asha", "password": "a-long-Passphrase-42"})
+    assert start(fresh).status_code == 429
+    assert Attempt.objects.count() == 1
 
 
 def test_answer_submissions_are_rate_limited(client, quizzes, start_attempt, helpers, settings):
