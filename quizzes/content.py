@@ -23,7 +23,8 @@ QUIZ_KEYS = {"title", "questions"}
 QUESTION_KEYS = {
     "single": {"id", "type", "prompt", "options", "hint", "explanation"},
     "multiple": {"id", "type", "prompt", "options", "hint", "explanation"},
-    "numeric": {"id", "type", "prompt", "answer", "tolerance", "hint", "explanation"},
+    # formula / inputs: how the key follows from the prompt's numbers (checked by the tests only)
+    "numeric": {"id", "type", "prompt", "answer", "tolerance", "formula", "inputs", "hint", "explanation"},
     "ordering": {"id", "type", "prompt", "options", "hint", "explanation"},
 }
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
@@ -115,7 +116,7 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     qtype = data.get("type")
     if qtype not in TYPES:
         raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
-    required = QUESTION_KEYS[qtype] - {"tolerance"}
+    required = QUESTION_KEYS[qtype] - {"tolerance", "formula", "inputs"}
     _check_keys(data, required, QUESTION_KEYS[qtype], where)
     texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
     if qtype == "numeric":
