@@ -72,6 +72,10 @@ class Question(models.Model):
     options = models.JSONField(default=list, blank=True)
     answer = models.FloatField(null=True, blank=True)
     tolerance = models.FloatField(default=0)
+    # A parameterised numeric question: values drawn per attempt from {name: [choices]}, and the key
+    # computed on the server from `formula` (see quizzes/formulas.py); `answer` is then empty.
+    parameters = models.JSONField(default=dict, blank=True)
+    formula = models.CharField(max_length=200, blank=True)
     is_active = models.BooleanField(default=True)
 
     class Meta:
@@ -96,6 +100,7 @@ class Attempt(models.Model):
     language = models.CharField(max_length=8, choices=settings.LANGUAGES)
     question_ids = models.JSONField(default=list)  # Question pks, in the order shown
     layout = models.JSONField(default=dict)  # {question pk: [option ids in the order shown]}
+    parameters = models.JSONField(default=dict, blank=True)  # {question pk: {name: value drawn}}
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     correct_count = models.PositiveSmallIntegerField(default=0)
