@@ -5,6 +5,7 @@ them. Every rule that a file breaks raises `ContentError` naming the file and th
 """
 
 import hashlib
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from pathlib import Path
 import yaml
 
 from course.content import SLUG_RE, ContentError, guide_folders
+
+from . import formulas
 
 EXAM_SLUG = "final-exam"
 TYPES = ("single", "multiple", "numeric", "ordering")
@@ -24,7 +27,19 @@ QUESTION_KEYS = {
     "single": {"id", "type", "prompt", "options", "hint", "explanation"},
     "multiple": {"id", "type", "prompt", "options", "hint", "explanation"},
     # formula / inputs: how the key follows from the prompt's numbers (checked by the tests only)
-    "numeric": {"id", "type", "prompt", "answer", "tolerance", "formula", "inputs", "hint", "explanation"},
+    # parameters: numbers drawn per attempt ({name: [choices]}), shown as {name}; the key is the formula's value
+    "numeric": {
+        "id",
+        "type",
+        "prompt",
+        "answer",
+        "tolerance",
+        "formula",
+        "inputs",
+        "parameters",
+        "hint",
+        "explanation",
+    },
     "ordering": {"id", "type", "prompt", "options", "hint", "explanation"},
 }
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
@@ -47,6 +62,8 @@ class QuestionSource:
     options: tuple[OptionSource, ...] = ()
     answer: float | None = None
     tolerance: float = 0.0
+    parameters: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    formula: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,17 +133,52 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     qtype = data.get("type")
     if qtype not in TYPES:
         raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
-    required = QUESTION_KEYS[qtype] - {"tolerance", "formula", "inputs"}
-    _check_keys(data, required, QUESTION_KEYS[qtype], where)
+    optional = {"tolerance", "formula", "inputs", "parameters"} | ({"answer"} if "parameters" in data else set())
+    _check_keys(data, QUESTION_KEYS[qtype] - optional, QUESTION_KEYS[qtype], where)
     texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
     if qtype == "numeric":
-        answer = _number(data["answer"], f"{where}: 'answer'")
         tolerance = _number(data.get("tolerance", 0), f"{where}: 'tolerance'")
         if tolerance < 0:
             raise ContentError(f"{where}: 'tolerance' cannot be negative")
-        return QuestionSource(qid, qtype, **texts, answer=answer, tolerance=tolerance)
+        if "parameters" in data:
+            return _parameterised(data, qid, texts, tolerance, where)
+        answer = _number(data["answer"], f"{where}: 'answer'")
+        formula = str(data.get("formula", ""))
+        return QuestionSource(qid, qtype, **texts, answer=answer, tolerance=tolerance, formula=formula)
     options = _options(data["options"], qtype, languages, where)
     return QuestionSource(qid, qtype, **texts, options=options)
+
+
+def _parameterised(data: dict, qid: str, texts: dict, tolerance: float, where: str) -> QuestionSource:
+    """A numeric question whose numbers are drawn per attempt and whose key is its formula's value."""
+    if "answer" in data:
+        raise ContentError(f"{where}: a question with 'parameters' has no fixed 'answer' (its formula gives it)")
+    raw, formula = data["parameters"], data.get("formula")
+    if not isinstance(raw, dict) or not raw:
+        raise ContentError(f"{where}: 'parameters' must map names to lists of numbers")
+    if not isinstance(formula, str) or not formula.strip():
+        raise ContentError(f"{where}: a question with 'parameters' needs a 'formula'")
+    parameters = {}
+    for name, choices in raw.items():
+        if not isinstance(name, str) or not formulas.PLACEHOLDER_RE.fullmatch("{" + name + "}"):
+            raise ContentError(f"{where}: parameter names are letters, digits and _, found {name!r}")
+        if not isinstance(choices, list) or not choices:
+            raise ContentError(f"{where}: parameter '{name}' needs a list of numbers to draw from")
+        parameters[name] = tuple(_number(c, f"{where}: parameter '{name}'") for c in choices)
+    try:
+        unknown = formulas.names(formula) - parameters.keys()
+        if unknown:
+            raise ContentError(f"{where}: the formula uses names that are not parameters: {sorted(unknown)}")
+        for values in itertools.product(*parameters.values()):  # every draw must have a key
+            formulas.evaluate(formula, dict(zip(parameters, values, strict=True)))
+    except formulas.FormulaError as exc:
+        raise ContentError(f"{where}: {exc}") from None
+    for lang, prompt in texts["prompt"].items():
+        if formulas.placeholders(prompt) != parameters.keys():
+            raise ContentError(f"{where}: the {lang} prompt must show each parameter once as {{name}}")
+    return QuestionSource(
+        qid, "numeric", **texts, tolerance=tolerance, parameters=tuple(parameters.items()), formula=formula
+    )
 
 
 def _options(data, qtype: str, languages: list[str], where: str) -> tuple[OptionSource, ...]:

@@ -4,11 +4,13 @@ in the shuffled order of its attempt, never option ids or which option is correc
 
 import math
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
+from . import formulas
 from .models import Question
 
 MAX_NUMBER_LENGTH = 40
@@ -86,10 +88,18 @@ def _ordering(shown: list[str], data: QueryDict) -> list[str]:
     return sorted(ranks, key=ranks.get)
 
 
-def is_correct(question: Question, response) -> bool:
+def numeric_key(question: Question, drawn: Mapping[str, float] | None = None) -> float:
+    """The right number: fixed, or the formula's value for the numbers drawn in this attempt."""
+    if question.parameters:
+        return formulas.evaluate(question.formula, drawn or {})
+    return question.answer
+
+
+def is_correct(question: Question, response, drawn: Mapping[str, float] | None = None) -> bool:
     if question.type == Question.Type.NUMERIC:
-        margin = question.tolerance + 1e-9 * max(1.0, abs(question.answer))
-        return abs(float(response) - question.answer) <= margin
+        key = numeric_key(question, drawn)
+        margin = question.tolerance + 1e-9 * max(1.0, abs(key))
+        return abs(float(response) - key) <= margin
     if question.type == Question.Type.SINGLE:
         option = question.option(response)
         return bool(option and option["correct"])
@@ -98,10 +108,10 @@ def is_correct(question: Question, response) -> bool:
     return list(response) == [o["id"] for o in question.options]
 
 
-def correct_response(question: Question) -> str | list[str] | float:
+def correct_response(question: Question, drawn: Mapping[str, float] | None = None) -> str | list[str] | float:
     """The key, for the review after an attempt is finished."""
     if question.type == Question.Type.NUMERIC:
-        return question.answer
+        return numeric_key(question, drawn)
     if question.type == Question.Type.SINGLE:
         return next(o["id"] for o in question.options if o["correct"])
     if question.type == Question.Type.MULTIPLE:

@@ -117,6 +117,10 @@ class Attempt(models.Model):
     def total(self) -> int:
         return len(self.question_ids)
 
+    def drawn_for(self, question: Question) -> dict[str, float]:
+        """The numbers drawn for a parameterised question in this attempt ({} for the others)."""
+        return self.parameters.get(str(question.pk), {})
+
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None

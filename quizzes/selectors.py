@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import formats
 from django.utils.translation import get_language
 
-from . import grading
+from . import formulas, grading
 from .models import Answer, Attempt, Certificate, Question, Quiz
 
 SESSION_KEY = "quiz_attempts"  # attempt keys of this browser, claimed by the learner on login
@@ -59,12 +59,14 @@ def question_item(
     """What the page shows for one question. Before it is answered: prompt and shuffled options only."""
     texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
     shown = attempt.layout.get(str(question.pk), [])
-    item = QuestionItem(number, attempt.total, question.type, question.prompt.get(language) or question.prompt["en"])
+    drawn = attempt.drawn_for(question)
+    prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, _number)
+    item = QuestionItem(number, attempt.total, question.type, prompt)
     item.error = error
     response = answer.response if answer else None
     # Exam questions stay in the bank: a review says what was wrong and why, never the key.
     reveal = attempt.is_finished and not attempt.quiz.is_exam
-    key = grading.correct_response(question) if reveal else None
+    key = grading.correct_response(question, drawn) if reveal else None
     for position, option_id in enumerate(shown, start=1):
         option = OptionItem(position, texts.get(option_id, ""), rank=position)
         if question.type == Question.Type.ORDERING and response:

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from accounts.services import profile_for
 from course.models import Guide
 
-from . import credentials, grading
+from . import credentials, formulas, grading
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Certificate, Question, Quiz
 
@@ -101,6 +101,8 @@ def _sync_quiz(source: QuizSource) -> str:
                 "options": options,
                 "answer": q.answer,
                 "tolerance": q.tolerance,
+                "parameters": {name: list(choices) for name, choices in q.parameters},
+                "formula": q.formula,
                 "is_active": True,
             },
         )
@@ -162,8 +164,15 @@ def attempt_start(
     else:
         rng.shuffle(questions)
     layout = {str(q.pk): _shuffled_option_ids(q, rng) for q in questions if q.options}
+    drawn = {str(q.pk): formulas.draw(q.parameters, rng) for q in questions if q.parameters}
     return Attempt.objects.create(
-        quiz=quiz, user=user, language=language, question_ids=[q.pk for q in questions], layout=layout, started_at=now
+        quiz=quiz,
+        user=user,
+        language=language,
+        question_ids=[q.pk for q in questions],
+        layout=layout,
+        parameters=drawn,
+        started_at=now,
     )
 
 
@@ -201,7 +210,10 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
     try:
         with transaction.atomic():
             return Answer.objects.create(
-                attempt=attempt, question=question, response=response, is_correct=grading.is_correct(question, response)
+                attempt=attempt,
+                question=question,
+                response=response,
+                is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
             )
     except IntegrityError:  # the same answer posted twice at once: the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('quizzes', '0001_initial'),
+        ("quizzes", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='attempt',
-            name='parameters',
+            model_name="attempt",
+            name="parameters",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='question',
-            name='formula',
+            model_name="question",
+            name="formula",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='question',
-            name='parameters',
+            model_name="question",
+            name="parameters",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

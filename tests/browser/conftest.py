@@ -109,12 +109,13 @@ def course_site(db, settings, tmp_path, fast_passwords):
 
 def correct_answer(attempt, number: int) -> dict[str, str | list[str]]:
     """What a learner who knows the material posts for question `number` (positions as shown)."""
+    from quizzes.grading import correct_response
     from quizzes.models import Question
 
     question = Question.objects.get(pk=attempt.question_ids[number - 1])
     shown = attempt.layout.get(str(question.pk), [])
     if question.type == "numeric":
-        return {"value": f"{question.answer:g}"}
+        return {"value": repr(correct_response(question, attempt.drawn_for(question)))}
     if question.type == "ordering":
         return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(question.options, start=1)}
     positions = [str(shown.index(o["id"]) + 1) for o in question.options if o["correct"]]
@@ -122,12 +123,13 @@ def correct_answer(attempt, number: int) -> dict[str, str | list[str]]:
 
 
 def wrong_answer(attempt, number: int) -> dict[str, str | list[str]]:
+    from quizzes.grading import correct_response
     from quizzes.models import Question
 
     question = Question.objects.get(pk=attempt.question_ids[number - 1])
     shown = attempt.layout.get(str(question.pk), [])
     if question.type == "numeric":
-        return {"value": f"{question.answer + 1000:g}"}
+        return {"value": repr(correct_response(question, attempt.drawn_for(question)) + 1000)}
     if question.type == "ordering":
         backwards = list(reversed(question.options))
         return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(backwards, start=1)}

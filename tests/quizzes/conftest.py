@@ -6,6 +6,7 @@ import pytest
 import yaml
 from django.urls import reverse
 
+from quizzes.grading import correct_response
 from quizzes.models import Attempt, Question
 
 LANGS = ("en", "hi", "fr")
@@ -113,7 +114,7 @@ def correct_post(attempt: Attempt, number: int) -> dict:
     q = Question.objects.get(pk=attempt.question_ids[number - 1])
     shown = attempt.layout.get(str(q.pk), [])
     if q.type == "numeric":
-        return {"value": f"{q.answer:g}"}
+        return {"value": repr(correct_response(q, attempt.drawn_for(q)))}
     if q.type == "ordering":
         return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(q.options, start=1)}
     positions = [str(shown.index(o["id"]) + 1) for o in q.options if o["correct"]]
@@ -124,7 +125,7 @@ def wrong_post(attempt: Attempt, number: int) -> dict:
     q = Question.objects.get(pk=attempt.question_ids[number - 1])
     shown = attempt.layout.get(str(q.pk), [])
     if q.type == "numeric":
-        return {"value": f"{q.answer + 1000:g}"}
+        return {"value": repr(correct_response(q, attempt.drawn_for(q)) + 1000)}
     if q.type == "ordering":
         backwards = list(reversed(q.options))
         return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(backwards, start=1)}
