@@ -39,7 +39,31 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+def _is_local(host: str) -> bool:
+    host = host.strip("[]").lower()
+    return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.") or host.endswith(".localhost")
+
+
+def _site_url() -> str:
+    """The public address, baked into signed credentials and QR codes that outlive any later fix: a
+    site that answers for hosts other than this machine must say where it lives."""
+    url = env_str("SITE_URL").rstrip("/")
+    parts = urlsplit(url)
+    if url and (parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query):
+        raise ImproperlyConfigured(f"SITE_URL must be an address such as https://course.example.org, got {url!r}")
+    public_hosts = [host for host in ALLOWED_HOSTS if not _is_local(host)]
+    if not DEBUG and public_hosts and (not url or _is_local(parts.hostname)):
+        example = public_hosts[0].strip(".*") or "course.example.org"
+        raise ImproperlyConfigured(
+            f"SITE_URL must be set to this site's public address, e.g. https://{example}: it is printed on "
+            "certificates, in their QR codes and in signed credentials, which cannot change once issued. "
+            f"It is {url or 'missing'} while ALLOWED_HOSTS serves {', '.join(public_hosts)} with DEBUG off."
+        )
+    return url or "http://127.0.0.1:8000"
+
+
+SITE_URL = _site_url()
 
 INSTALLED_APPS = [
     "django.contrib.admin",

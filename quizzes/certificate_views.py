@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 from django_ratelimit.decorators import ratelimit
 
+from accounts.forms import validate_printable_name
 from config.ratelimit import setting_rate
 
 from . import credentials, services
@@ -28,6 +29,7 @@ class NameForm(forms.Form):
         label=gettext_lazy("Full name"),
         max_length=services.NAME_MAX_LENGTH,
         help_text=gettext_lazy("Exactly as it should appear on your certificate."),
+        validators=[validate_printable_name],
     )
 
 

@@ -295,9 +295,7 @@ def name_correction_used(user: User) -> bool:
 
 
 @transaction.atomic
-def certificate_correct_name(
-    *, certificate: Certificate, user: User, name: str, now: datetime | None = None
-) -> Certificate:
+def certificate_correct_name(*, certificate: Certificate, user: User, name: str) -> Certificate:
     """Reissues under a new ID with the corrected name (once per learner); the old one is superseded."""
     User.objects.select_for_update().filter(pk=user.pk).first()
     certificate.refresh_from_db()
@@ -318,7 +316,7 @@ def certificate_correct_name(
             language=certificate.language,
             score_percent=certificate.score_percent,
             score_band=certificate.score_band,
-            issued_at=now or timezone.now(),
+            issued_at=certificate.issued_at,  # a corrected name was earned when the original was
             is_name_correction=True,
         )
     )

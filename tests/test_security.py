@@ -122,6 +122,7 @@ def production(tmp_path_factory) -> dict:
         "SECRET_KEY": "k" * 20 + "-production-secret-from-the-environment-0123456789",
         "HTTPS": "true",
         "ALLOWED_HOSTS": "course.example.org",
+        "SITE_URL": "https://course.example.org",
         "DEBUG": "false",
     }
     result = subprocess.run(

@@ -14,6 +14,7 @@ PRODUCTION_ENV = {
     "SECRET_KEY": "k" * 20 + "-production-secret-from-the-environment-0123456789",
     "HTTPS": "true",
     "ALLOWED_HOSTS": "course.example.org",
+    "SITE_URL": "https://course.example.org",
     "DEBUG": "false",
 }
 
@@ -66,3 +67,31 @@ def test_bad_settings_stop_the_site_with_a_clear_message(tmp_path, name, value, 
     result = _manage("check", STATE_DIR=str(tmp_path), **{name: value})
     assert result.returncode != 0
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000", "https://localhost", "http://[::1]:8000"])
+def test_a_public_site_without_its_public_address_does_not_start(tmp_path, site_url):
+    env = {**PRODUCTION_ENV, "STATE_DIR": str(tmp_path)}
+    env.pop("SITE_URL")
+    if site_url:
+        env["SITE_URL"] = site_url
+    result = _manage("check", "--deploy", **env)
+    assert result.returncode != 0
+    assert "SITE_URL must be set to this site's public address, e.g. https://course.example.org" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "site_url", ["course.example.org", "ftp://course.example.org", "https://course.example.org/en/"]
+)
+def test_a_site_url_that_is_not_an_address_stops_the_site(tmp_path, site_url):
+    result = _manage("check", STATE_DIR=str(tmp_path), SITE_URL=site_url)
+    assert result.returncode != 0
+    assert "SITE_URL must be an address such as https://course.example.org" in result.stderr
+
+
+def test_the_embedded_defaults_still_start_on_one_machine(tmp_path):
+    """`make run` sets no variable: the site answers only on this machine, where 127.0.0.1 is right."""
+    script = "from django.conf import settings; print(settings.DEBUG, settings.SITE_URL)"
+    result = _manage("shell", "-c", script, STATE_DIR=str(tmp_path), SITE_URL="", DEBUG="", ALLOWED_HOSTS="")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False http://127.0.0.1:8000"

@@ -120,3 +120,40 @@ def test_another_learner_cannot_revoke_my_token(client, learner):
     client.force_login(other)
     assert client.post(f"/en/accounts/tokens/{token.pk}/delete/").status_code == 404
     assert ApiToken.objects.filter(pk=token.pk).exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u202eamrev ahsa",  # right-to-left override: would print reversed from how it reads
+        "Asha \u2066Verma\u2069",  # left-to-right isolate
+        "Asha\u200fVerma",  # right-to-left mark
+        "Asha\nVerma",
+        "Asha\tVerma",
+        "Asha\u0000Verma",
+        "Asha\u2028Verma",  # line separator
+        "Asha\ufeffVerma",  # zero-width no-break space
+    ],
+)
+def test_names_with_control_or_direction_characters_are_refused_with_a_clear_message(client, name):
+    response = _signup(client, language="fr", full_name=name)
+    assert response.status_code == 400 and User.objects.count() == 0
+    assert "caractère invisible ou de contrôle" in response.content.decode()
+
+
+def test_the_profile_refuses_a_name_with_a_direction_override(learner_client, learner):
+    response = learner_client.post("/hi/accounts/profile/", {"full_name": "Asha \u202eamreV"})
+    assert response.status_code == 400
+    assert "अदृश्य या नियंत्रण वर्ण" in response.content.decode()
+    learner.profile.refresh_from_db()
+    assert learner.profile.full_name == "Asha Verma"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["क्\u200dष मेहता", "می\u200cخواهم رضایی", "Zoë Ångström", "محمد بن سلمان", "דוד בן־גוריון", "山田 花子", "김민준"],
+)
+def test_names_in_any_script_with_their_joiners_are_accepted(client, name):
+    response = _signup(client, language="en", full_name=name)
+    assert response.status_code == 302
+    assert User.objects.get().profile.full_name == name
