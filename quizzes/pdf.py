@@ -18,9 +18,10 @@ from fpdf import FPDF
 from fpdf.unicode_script import UnicodeScript, get_unicode_script
 
 from .models import Certificate
-from .pdf_fonts import CORE, Face, faces_for
+from .pdf_fonts import CORE, Face, faces_for, unprintable
 
 logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every subsetting step at INFO
+logger = logging.getLogger(__name__)
 INK = (27, 35, 48)
 ACCENT = (31, 78, 140)
 MUTED = (85, 96, 112)
@@ -163,6 +164,8 @@ def certificate_pdf(certificate: Certificate, verify_url: str) -> bytes:
     pdf.set_line_width(1.2)
     pdf.rect(10, 10, pdf.w - 20, pdf.h - 20)
 
+    if missing := unprintable(certificate.name):
+        logger.warning("No installed font draws %r in certificate %s: run bin/setup", missing, certificate.pk)
     own = _texts(certificate, certificate.language)
     english = _texts(certificate, "en")
     # The English line beneath each line, unless it would repeat it (English, or not translated yet).

@@ -7,7 +7,6 @@ fonts-noto-cjk (Chinese, Japanese, Korean). A character takes the first face of 
 has it; Han characters take the Japanese or Korean face when the text shows kana or Hangul.
 """
 
-import logging
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -23,7 +22,6 @@ HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0
 # Characters no face needs to draw: spaces take the width of the run they sit in, and the joiners
 # only steer the shaping of their neighbours.
 INVISIBLE = {"\u200c", "\u200d"}
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,10 @@ def test_arabic_letters_join_across_their_vowel_marks():
     arabic = next(f.get_object() for f in fonts if "Arabic" in str(f.get_object()["/BaseFont"]))
     cmap = arabic["/ToUnicode"].get_object().get_data().decode()
     assert cmap.count("> <0645>") == 2
+
+
+def test_a_character_no_installed_font_draws_is_reported_and_the_rest_prints(caplog):
+    with caplog.at_level("WARNING", logger="quizzes.pdf"):
+        pdf = render("Asha Verma \U0001f642")
+    assert "'🙂'" in caplog.text and "run bin/setup" in caplog.text
+    assert "Asha Verma" in pypdf.PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
