@@ -18,7 +18,8 @@ from course.content import SLUG_RE, ContentError, guide_folders
 from . import formulas
 
 EXAM_SLUG = "final-exam"
-TYPES = ("single", "multiple", "numeric", "ordering")
+TYPES = ("single", "multiple", "numeric", "ordering", "spot_bug")
+MAX_CODE_LINES = 30
 MIN_GUIDE_QUESTIONS = 5
 MIN_EXAM_BANK = 30
 MIN_OPTIONS = 2
@@ -41,6 +42,8 @@ QUESTION_KEYS = {
         "explanation",
     },
     "ordering": {"id", "type", "prompt", "options", "hint", "explanation"},
+    # spot_bug: a short loop shown with numbered lines; the learner selects the faulty line(s)
+    "spot_bug": {"id", "type", "prompt", "code", "bug_lines", "hint", "explanation"},
 }
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
 
@@ -145,8 +148,34 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
         answer = _number(data["answer"], f"{where}: 'answer'")
         formula = str(data.get("formula", ""))
         return QuestionSource(qid, qtype, **texts, answer=answer, tolerance=tolerance, formula=formula)
+    if qtype == "spot_bug":
+        return QuestionSource(qid, qtype, **texts, options=_code_lines(data, languages, where))
     options = _options(data["options"], qtype, languages, where)
     return QuestionSource(qid, qtype, **texts, options=options)
+
+
+def _code_lines(data: dict, languages: list[str], where: str) -> tuple[OptionSource, ...]:
+    """A spot-the-bug question's code, one option per line (the same in every language: code is
+    never translated), in the order shown; the lines listed in `bug_lines` are the faulty ones."""
+    code, bug_lines = data["code"], data["bug_lines"]
+    if not isinstance(code, str):
+        raise ContentError(f"{where}: 'code' must be a block of text (use `code: |`)")
+    lines = code.rstrip().splitlines()
+    if not 2 <= len(lines) <= MAX_CODE_LINES:
+        raise ContentError(f"{where}: 'code' needs between 2 and {MAX_CODE_LINES} lines, found {len(lines)}")
+    if any(not line.strip() for line in lines):
+        raise ContentError(f"{where}: 'code' cannot have blank lines (every line is a choice)")
+    if (
+        not isinstance(bug_lines, list)
+        or not bug_lines
+        or any(isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(lines) for n in bug_lines)
+        or len(set(bug_lines)) != len(bug_lines)
+    ):
+        raise ContentError(f"{where}: 'bug_lines' must list the faulty line numbers, from 1 to {len(lines)}")
+    return tuple(
+        OptionSource(f"line-{n}", dict.fromkeys(languages, line), n in bug_lines)
+        for n, line in enumerate(lines, start=1)
+    )
 
 
 def _parameterised(data: dict, qid: str, texts: dict, tolerance: float, where: str) -> QuestionSource:

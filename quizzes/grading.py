@@ -66,6 +66,12 @@ def parse_response(question: Question, shown: list[str], data: QueryDict) -> str
         if len(choices) > 1:
             raise InvalidAnswer(_("Choose only one answer."))
         return shown[_position(choices[0], len(shown)) - 1]
+    if question.type == Question.Type.SPOT_BUG:
+        choices = data.getlist("choice")
+        if not choices:
+            raise InvalidAnswer(_("Select the line or lines with the bug."))
+        positions = sorted({_position(raw, len(shown)) for raw in choices})
+        return [shown[p - 1] for p in positions]
     if question.type == Question.Type.MULTIPLE:
         choices = data.getlist("choice")
         if not choices:
@@ -103,7 +109,7 @@ def is_correct(question: Question, response, drawn: Mapping[str, float] | None =
     if question.type == Question.Type.SINGLE:
         option = question.option(response)
         return bool(option and option["correct"])
-    if question.type == Question.Type.MULTIPLE:
+    if question.type in (Question.Type.MULTIPLE, Question.Type.SPOT_BUG):
         return set(response) == {o["id"] for o in question.options if o["correct"]}
     return list(response) == [o["id"] for o in question.options]
 
@@ -114,6 +120,6 @@ def correct_response(question: Question, drawn: Mapping[str, float] | None = Non
         return numeric_key(question, drawn)
     if question.type == Question.Type.SINGLE:
         return next(o["id"] for o in question.options if o["correct"])
-    if question.type == Question.Type.MULTIPLE:
+    if question.type in (Question.Type.MULTIPLE, Question.Type.SPOT_BUG):
         return [o["id"] for o in question.options if o["correct"]]
     return [o["id"] for o in question.options]

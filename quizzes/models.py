@@ -60,6 +60,7 @@ class Question(models.Model):
         MULTIPLE = "multiple", _("multiple select")
         NUMERIC = "numeric", _("number")
         ORDERING = "ordering", _("ordering")
+        SPOT_BUG = "spot_bug", _("spot the bug")
 
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="questions")
     key = models.SlugField(max_length=80)
@@ -172,6 +173,9 @@ class Certificate(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
     is_name_correction = models.BooleanField(default=False)
+    # This certificate's bit in the revocation status lists (quizzes/status_list.py): list
+    # slot // 131072 + 1, bit slot % 131072. Drawn at random; empty for certificates issued before.
+    status_slot = models.PositiveIntegerField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         ordering = ["-issued_at"]

@@ -178,6 +178,8 @@ def attempt_start(
 
 def _shuffled_option_ids(question: Question, rng: random.Random) -> list[str]:
     ids = [o["id"] for o in question.options]
+    if question.type == Question.Type.SPOT_BUG:
+        return ids  # lines of code keep their order
     shown = ids[:]
     rng.shuffle(shown)
     # An ordering question shown already in the right order would give its answer away.

@@ -118,7 +118,7 @@ def correct_post(attempt: Attempt, number: int) -> dict:
     if q.type == "ordering":
         return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(q.options, start=1)}
     positions = [str(shown.index(o["id"]) + 1) for o in q.options if o["correct"]]
-    return {"choice": positions if q.type == "multiple" else positions[0]}
+    return {"choice": positions if q.type in ("multiple", "spot_bug") else positions[0]}
 
 
 def wrong_post(attempt: Attempt, number: int) -> dict:
