@@ -1,12 +1,15 @@
-"""The JSON API: certificates, the issuer's public keys, and the OpenAPI document.
+"""The JSON API: certificates, their status lists, the issuer's public keys, and the OpenAPI document.
 
 These views only read, so they are exempt from CSRF: a POST (or any other method) gets the 405
 of @require_GET instead of the CSRF failure page, which API clients could not act on.
 """
 
+import hashlib
+
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
+from django.utils.cache import get_conditional_response
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
@@ -14,13 +17,13 @@ from django_ratelimit.decorators import ratelimit
 
 from config.ratelimit import setting_rate
 
-from . import credentials, keys, openapi
+from . import credentials, keys, openapi, status_list
 from .models import Certificate, normalize_certificate_id
 
 CERTIFICATE_LOOKUP = "quizzes:certificate-lookup"  # one counter for the page and the API
 
 
-def _public(response: JsonResponse, max_age: int) -> JsonResponse:
+def _public(response: HttpResponse, max_age: int) -> HttpResponse:
     """Public documents: any site may fetch them (offline verifiers, badge wallets)."""
     response["Access-Control-Allow-Origin"] = "*"
     response["Cache-Control"] = f"public, max-age={max_age}"
@@ -57,6 +60,20 @@ def certificate(request: HttpRequest, certificate_id: str) -> JsonResponse:
         }
         return _public(JsonResponse(error, status=404), 60)
     return _public(JsonResponse(certificate_json(found), json_dumps_params={"ensure_ascii": False}), 60)
+
+
+@csrf_exempt  # read-only, see the module docstring
+@require_GET
+def status_list_credential(request: HttpRequest, number: int) -> HttpResponse:
+    """A W3C Bitstring Status List credential as a VC-JWT; a verifier revalidates it with its ETag."""
+    if not 1 <= number <= status_list.list_count():
+        error = {"error": _("There is no certificate status list with this number.")}
+        return _public(JsonResponse(error, status=404), 60)
+    token = credentials.status_list_sign(number)
+    etag = '"' + hashlib.sha256(token.encode()).hexdigest()[:32] + '"'
+    response = HttpResponse(token, content_type=status_list.LIST_MEDIA_TYPE)
+    response["ETag"] = etag
+    return _public(get_conditional_response(request, etag=etag, response=response), status_list.MAX_AGE)
 
 
 @csrf_exempt  # read-only, see the module docstring

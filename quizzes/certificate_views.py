@@ -74,6 +74,13 @@ def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
     return render(request, "quizzes/certificate.html", context)
 
 
+@require_GET
+def verify_credential(request: HttpRequest) -> HttpResponse:
+    """Checks a pasted credential or a dropped PDF in the visitor's browser (static/js/verify.js)
+    against the published keys and status list: nothing they paste or drop is sent to us."""
+    return render(request, "quizzes/verify_credential.html", {"issuer": credentials.issuer_id()})
+
+
 def _pdf_filename(certificate: Certificate) -> str:
     # Letters, marks (matras, viramas) and digits of any script stay, since the header carries UTF-8;
     # anything that could break a path or a header becomes a hyphen.

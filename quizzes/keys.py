@@ -6,13 +6,18 @@
 Retired keys stay on disk and in the JWKS: certificates signed with them must stay verifiable.
 """
 
+import json
 import os
+import warnings
 from pathlib import Path
 
 from django.conf import settings
+from joserfc import jws
+from joserfc.errors import SecurityWarning
 from joserfc.jwk import OKPKey
 
 ACTIVE_FILE = "active"
+ALGORITHM = "EdDSA"
 
 
 def key_dir() -> Path:
@@ -80,5 +85,17 @@ def jwks() -> dict:
     directory = key_dir()
     active = _active_kid(directory)
     paths = sorted(directory.glob("*.pem"), key=lambda p: (p.stem != active, p.stat().st_mtime))
-    keys = [_load(path).as_dict(private=False, use="sig", alg="EdDSA") for path in paths]
+    keys = [_load(path).as_dict(private=False, use="sig", alg=ALGORITHM) for path in paths]
     return {"keys": keys}
+
+
+def sign(payload: dict, typ: str) -> tuple[str, str]:
+    """(kid, compact JWS) of the JSON payload, signed with the active key."""
+    key = active_key()
+    header = {"alg": ALGORITHM, "typ": typ, "kid": key.kid}
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    with warnings.catch_warnings():
+        # RFC 9864 prefers the name "Ed25519", but OB 3.0 verifiers and JOSE libraries expect "EdDSA".
+        warnings.simplefilter("ignore", SecurityWarning)
+        token = jws.serialize_compact(header, body, key, algorithms=[ALGORITHM])
+    return key.kid, token

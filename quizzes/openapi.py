@@ -44,7 +44,8 @@ def document() -> dict:
             "version": "1.0.0",
             "description": (
                 "Certificates can be checked by anyone; signed credentials verify offline against "
-                "/.well-known/jwks.json. Authenticated endpoints take a session or "
+                "/.well-known/jwks.json, and their status against the signed status list their "
+                "credentialStatus names (W3C Bitstring Status List). Authenticated endpoints take a session or "
                 "`Authorization: Bearer <token>` (tokens are created on the dashboard)."
             ),
         },
@@ -90,6 +91,39 @@ register(
                     },
                     "429": {
                         "description": "Too many requests.",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                    },
+                },
+            }
+        },
+        "/api/certificates/status/{number}": {
+            "get": {
+                "operationId": "getCertificateStatusList",
+                "summary": "A signed W3C Bitstring Status List: the bit of a revoked or superseded certificate is 1",
+                "description": (
+                    "A BitstringStatusListCredential as a VC-JWT (EdDSA, kid in the header), the document a "
+                    "credential's credentialStatus.statusListCredential names. statusPurpose is revocation; "
+                    "encodedList is multibase base64url (prefix u) of the GZIP-compressed bitstring, bit 0 the "
+                    "most significant bit of the first byte. Cached for 300 s; revalidate with If-None-Match."
+                ),
+                "tags": ["certificates"],
+                "parameters": [
+                    {
+                        "name": "number",
+                        "in": "path",
+                        "required": True,
+                        "description": "The list number, from 1.",
+                        "schema": {"type": "integer"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The status list credential (compact JWS).",
+                        "content": {"application/vc+jwt": {"schema": {"type": "string"}}},
+                    },
+                    "304": {"description": "Not modified since the ETag sent in If-None-Match."},
+                    "404": {
+                        "description": "No status list with this number.",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
                     },
                 },

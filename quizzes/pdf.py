@@ -194,4 +194,11 @@ def certificate_pdf(certificate: Certificate, verify_url: str) -> bytes:
     _text(pdf, verify, qr_y + 6, 10, color=MUTED, **left)
     _text(pdf, certificate.display_id, qr_y + 14, 12, "B", link=verify_url, **left)
     _text(pdf, verify_url, qr_y + 22, 8, color=ACCENT, link=verify_url, **left)
+    if certificate.credential:  # attached uncompressed, so /certificates/verify/ finds it in the bytes
+        pdf.embed_file(
+            bytes=certificate.credential.encode(),
+            basename="open-badge-credential.jwt",
+            mime_type="application/vc+jwt",
+            desc="Open Badges 3.0 credential (VC-JWT)",
+        )
     return bytes(pdf.output())

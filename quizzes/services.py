@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from accounts.services import profile_for
 from course.models import Guide
 
-from . import credentials, formulas, grading
+from . import credentials, formulas, grading, status_list
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Certificate, Question, Quiz
 
@@ -248,9 +248,17 @@ def score_band(percent: int) -> str:
 
 
 def _sign_and_save(certificate: Certificate) -> Certificate:
-    certificate.kid, certificate.credential = credentials.credential_sign(certificate)
-    certificate.save()
-    return certificate
+    """Signs with a fresh status-list slot; a slot taken by a concurrent issue is drawn again."""
+    while True:
+        certificate.status_slot = status_list.slot_draw()
+        certificate.kid, certificate.credential = credentials.credential_sign(certificate)
+        try:
+            with transaction.atomic():
+                certificate.save(force_insert=True)
+            return certificate
+        except IntegrityError:
+            if not status_list.slot_taken(certificate.status_slot):
+                raise
 
 
 @transaction.atomic

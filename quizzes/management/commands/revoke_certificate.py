@@ -1,11 +1,15 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from quizzes import status_list
 from quizzes.models import Certificate, normalize_certificate_id
 from quizzes.services import certificate_revoke
 
 
 class Command(BaseCommand):
-    help = "Revokes a certificate; the reason is shown publicly on its verification page."
+    help = (
+        "Revokes a certificate; the reason is shown publicly on its verification page, and its bit in the "
+        "signed status list reads revoked from now on."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("certificate_id", help="the ID as printed (dashes and case do not matter)")
@@ -22,3 +26,9 @@ class Command(BaseCommand):
             self.stdout.write(f"{certificate.display_id} was already revoked on {certificate.revoked_at:%Y-%m-%d}")
             return
         self.stdout.write(self.style.SUCCESS(f"Revoked {certificate.display_id}: {reason.strip()}"))
+        if certificate.status_slot is not None:
+            entry = status_list.entry(certificate)
+            where = f"{entry['statusListCredential']}, index {entry['statusListIndex']}"
+            self.stdout.write(f"Status list: {where} (verifiers see it within {status_list.MAX_AGE} s)")
+        else:
+            self.stdout.write("Issued before status lists: its credential carries no status; the API reports it.")

@@ -1,0 +1,193 @@
+// The certificate check on /<lang>/certificates/verify/, run entirely in the visitor's browser: the
+// credential (pasted, or found inside a dropped PDF) is never sent anywhere. Only the public JWKS and
+// the public status list are downloaded; the signatures are checked with WebCrypto Ed25519 and the
+// status bit is read from the W3C Bitstring Status List. Every message shown is in the page, translated.
+(function () {
+  "use strict";
+
+  var root = document.getElementById("credential-check");
+  if (!root) return;
+  var result = document.getElementById("credential-result");
+  var JWT = /eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+/;
+  var ID = /\/certificates\/([A-Z2-7]{4}(?:-[A-Z2-7]{4}){7})\/?$/;
+
+  // A verdict is an outcome, not a bug: it stops the check and names the message to show.
+  function Verdict(name, details) { this.name = name; this.details = details || {}; }
+
+  function bytesFromBase64url(text) {
+    if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Verdict("tampered");
+    var base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    while (base64.length % 4) base64 += "=";
+    var binary;
+    try { binary = atob(base64); } catch (e) { throw new Verdict("tampered"); }
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  function jsonFromBase64url(text) {
+    try { return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytesFromBase64url(text))); }
+    catch (e) { throw new Verdict("tampered"); }
+  }
+
+  function parseJwt(token) {
+    var parts = token.split(".");
+    if (parts.length !== 3) throw new Verdict("unreadable");
+    var header = jsonFromBase64url(parts[0]);
+    var payload = jsonFromBase64url(parts[1]);
+    if (!header || typeof header !== "object" || !payload || typeof payload !== "object") throw new Verdict("tampered");
+    return {
+      header: header,
+      payload: payload,
+      signed: new TextEncoder().encode(parts[0] + "." + parts[1]),
+      signature: bytesFromBase64url(parts[2]),
+    };
+  }
+
+  async function download(url, accept) {
+    var response;
+    try {
+      // no-cache: revalidate (ETag) so that a revocation made a minute ago is seen now.
+      response = await fetch(url, { credentials: "omit", cache: "no-cache", headers: { Accept: accept } });
+    } catch (e) { throw new Verdict("unavailable"); }
+    if (!response.ok) throw new Verdict("unavailable");
+    return response;
+  }
+
+  // True when `jwt` is signed by one of the published keys; a key we never published is a verdict.
+  async function signedByUs(jwt, jwks) {
+    var alg = jwt.header.alg;
+    if (alg !== "EdDSA" && alg !== "Ed25519") throw new Verdict("tampered");
+    var jwk = (jwks.keys || []).find(function (key) { return key.kid === jwt.header.kid; });
+    if (!jwk) throw new Verdict("unknown-key");
+    var key = await crypto.subtle.importKey(
+      "jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]
+    );
+    return crypto.subtle.verify({ name: "Ed25519" }, key, jwt.signature, jwt.signed);
+  }
+
+  async function gunzip(bytes) {
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+
+  // The credential's bit in its signed status list (W3C Bitstring Status List v1.0).
+  async function statusBit(entry, jwks) {
+    var url = new URL(entry.statusListCredential, location.href);
+    if (entry.type !== "BitstringStatusListEntry" || url.origin !== location.origin) throw new Verdict("unavailable");
+    var list = parseJwt((await (await download(url.href, "application/vc+jwt")).text()).trim());
+    var subject = list.payload.credentialSubject || {};
+    var types = list.payload.type || [];
+    var fits = types.indexOf("BitstringStatusListCredential") >= 0 && list.payload.id === entry.statusListCredential &&
+      subject.statusPurpose === entry.statusPurpose && typeof subject.encodedList === "string" &&
+      subject.encodedList.charAt(0) === "u";
+    if (!fits || !(await signedByUs(list, jwks))) throw new Verdict("unavailable");
+    var bits = await gunzip(bytesFromBase64url(subject.encodedList.slice(1)));
+    var index = Number(entry.statusListIndex);
+    if (!Number.isInteger(index) || index < 0 || index >= bits.length * 8) throw new Verdict("unavailable");
+    return (bits[index >> 3] >> (7 - (index & 7))) & 1;
+  }
+
+  // The issuer's public record of a certificate: why it was withdrawn (revoked or superseded), and
+  // the status of credentials issued before status lists.
+  async function publicRecord(payload) {
+    var match = ID.exec(String(payload.id || "")) || ID.exec(String(payload.jti || ""));
+    if (!match) return null;
+    try {
+      var url = root.dataset.recordUrl.replace("CERTIFICATE-ID", match[1]);
+      return await (await download(url, "application/json")).json();
+    } catch (e) { return null; }
+  }
+
+  function withdrawn(record) {
+    if (record && record.status === "superseded") return new Verdict("superseded", { replacement: record.superseded_by });
+    return new Verdict("revoked", { reason: record && record.revocation_reason });
+  }
+
+  async function check(token) {
+    var jwt = parseJwt(token);
+    var jwks = await (await download(root.dataset.jwksUrl, "application/json")).json();
+    if (!(await signedByUs(jwt, jwks))) throw new Verdict("tampered");
+    var payload = jwt.payload;
+    var details = { payload: payload };
+    if (payload.credentialStatus) {
+      if (!(await statusBit(payload.credentialStatus, jwks))) return new Verdict("valid", details);
+      var shown = withdrawn(await publicRecord(payload));
+      shown.details.payload = payload;
+      return shown;
+    }
+    var record = await publicRecord(payload); // issued before status lists: only the record knows
+    if (!record) throw new Verdict("unavailable");
+    var verdict = record.status === "valid" ? new Verdict("valid") : withdrawn(record);
+    verdict.details.payload = payload;
+    return verdict;
+  }
+
+  function fill(name, text, href) {
+    var element = result.querySelector('[data-field="' + name + '"]');
+    element.textContent = text || "";
+    if (href !== undefined) element.setAttribute("href", href);
+  }
+
+  function showDetails(payload) {
+    var subject = payload.credentialSubject || {};
+    var identifier = (subject.identifier || [])[0] || {};
+    var resultValue = ((subject.result || [])[0] || {}).value;
+    var issued = new Date(payload.validFrom);
+    var language = document.documentElement.lang || undefined;
+    fill("name", identifier.identityHash);
+    fill("issued", isNaN(issued) ? "" : new Intl.DateTimeFormat(language, { dateStyle: "long" }).format(issued));
+    fill("band", resultValue);
+    var page = String(payload.id || "");
+    fill("page", page, page);
+    result.querySelector('[data-show="details"]').hidden = false;
+  }
+
+  function show(verdict) {
+    result.querySelectorAll("[data-verdict], [data-show]").forEach(function (element) { element.hidden = true; });
+    result.querySelector('[data-verdict="' + verdict.name + '"]').hidden = false;
+    var details = verdict.details;
+    if (details.reason) {
+      fill("reason", details.reason);
+      result.querySelector('[data-show="reason"]').hidden = false;
+    }
+    if (details.replacement) {
+      // The replacement's page, in this page's language: /<lang>/certificates/<ID>/.
+      fill("replacement", details.replacement, location.pathname.replace(/verify\/?$/, details.replacement + "/"));
+    }
+    if (details.payload) showDetails(details.payload);
+  }
+
+  async function run(text) {
+    show(new Verdict("checking"));
+    var found = JWT.exec(text || "");
+    var verdict;
+    try {
+      verdict = found ? await check(found[0]) : new Verdict("unreadable");
+    } catch (error) {
+      verdict = error instanceof Verdict ? error : new Verdict(error && error.name === "DataError" ? "tampered" : "unavailable");
+    }
+    show(verdict);
+  }
+
+  // A PDF (or a saved .jwt) is read here with FileReader; the JWT is stored uncompressed inside the
+  // PDF as an attached file, so finding its text among the bytes is enough.
+  function readFile(file) {
+    if (!file) return;
+    var reader = new FileReader();
+    reader.onload = function () { run(new TextDecoder("latin1").decode(new Uint8Array(reader.result))); };
+    reader.onerror = function () { show(new Verdict("unreadable")); };
+    reader.readAsArrayBuffer(file);
+  }
+
+  var textarea = document.getElementById("credential-jwt");
+  var fileInput = document.getElementById("credential-file");
+  var drop = document.getElementById("credential-drop");
+  document.getElementById("credential-check-button").addEventListener("click", function () { run(textarea.value); });
+  fileInput.addEventListener("change", function () { readFile(fileInput.files[0]); });
+  drop.addEventListener("dragover", function (event) { event.preventDefault(); });
+  drop.addEventListener("drop", function (event) {
+    event.preventDefault();
+    readFile(event.dataTransfer.files[0]);
+  });
+})();

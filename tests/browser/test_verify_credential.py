@@ -1,0 +1,155 @@
+"""The certificate check at /<lang>/certificates/verify/ in Chromium: WebCrypto Ed25519 against the
+JWKS plus the signed status list, with a valid, a tampered, a revoked, a superseded and a foreign
+credential, pasted or inside the certificate PDF. Nothing the visitor gives is sent to the server."""
+
+import base64
+import json
+import warnings
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+VERDICTS = ["valid", "revoked", "superseded", "tampered", "unknown-key", "unreadable", "unavailable"]
+
+
+@pytest.fixture
+def issued(settings, tmp_path, live_server, fast_passwords):
+    """A learner's certificate signed for the live server's address, as a learner would have it."""
+    from accounts.services import account_create
+    from quizzes.models import Attempt, Quiz
+    from quizzes.services import certificate_issue
+
+    settings.SITE_URL = live_server.url
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+    user = account_create(
+        username="asha", email="asha@example.com", password="a-long-Passphrase-42", full_name="Asha Verma",
+        language="en",
+    )  # fmt: skip
+    exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
+    now = timezone.now()
+    attempt = Attempt.objects.create(
+        quiz=exam, user=user, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
+        finished_at=now, correct_count=1, passed=True,
+    )  # fmt: skip
+    return certificate_issue(attempt=attempt, user=user)
+
+
+def open_check(new_page, live_server, language: str = "en"):
+    page = new_page()
+    page.sent = []
+    page.on("request", lambda request: page.sent.append((request.method, request.url, request.post_data)))
+    page.goto(f"{live_server.url}/{language}/certificates/verify/")
+    return page
+
+
+def paste_and_check(page, token: str) -> None:
+    page.fill("#credential-jwt", token)
+    page.click("#credential-check-button")
+
+
+def verdict(page) -> str:
+    """The one verdict shown once the check is over."""
+    page.wait_for_selector('[data-verdict]:not([hidden]):not([data-verdict="checking"])')
+    shown = [name for name in VERDICTS if page.is_visible(f'[data-verdict="{name}"]')]
+    assert len(shown) == 1, shown
+    return shown[0]
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def assert_nothing_uploaded(page, token: str) -> None:
+    assert page.sent and all(method == "GET" and body is None for method, _url, body in page.sent), page.sent
+    assert not any(token.split(".")[2] in url for _method, url, _body in page.sent)
+    assert any(url.endswith("/.well-known/jwks.json") for _m, url, _b in page.sent)
+
+
+def test_a_valid_credential_is_valid_and_stays_in_the_browser(new_page, live_server, issued, screenshot):
+    page = open_check(new_page, live_server)
+    paste_and_check(page, issued.credential)
+    assert verdict(page) == "valid"
+    screenshot(page, "verify-credential-valid", full_page=True)
+    assert page.text_content('[data-field="name"]') == "Asha Verma"
+    assert page.text_content('[data-field="band"]') == issued.score_band
+    assert page.get_attribute('[data-field="page"]', "href").endswith(f"/en/certificates/{issued.display_id}/")
+    assert_nothing_uploaded(page, issued.credential)
+    assert any(url.endswith("/api/certificates/status/1") for _m, url, _b in page.sent)
+
+
+def test_the_certificate_pdf_is_checked_when_chosen_or_dropped(new_page, live_server, issued):
+    pdf = Client().get(reverse("certificates:pdf", args=[issued.display_id])).content
+    page = open_check(new_page, live_server)
+    page.set_input_files("#credential-file", {"name": "certificate.pdf", "mimeType": "application/pdf", "buffer": pdf})
+    assert verdict(page) == "valid"
+    page.reload()
+    transfer = page.evaluate_handle(
+        """(data) => {
+            const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], "certificate.pdf", { type: "application/pdf" }));
+            return transfer;
+        }""",
+        base64.b64encode(pdf).decode(),
+    )
+    page.dispatch_event("#credential-drop", "drop", {"dataTransfer": transfer})
+    assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == "Asha Verma"
+    assert_nothing_uploaded(page, issued.credential)
+
+
+def test_a_tampered_credential_is_reported_in_french(new_page, live_server, issued):
+    header, payload, signature = issued.credential.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+    claims["credentialSubject"]["identifier"][0]["identityHash"] = "Someone Else"
+    page = open_check(new_page, live_server, "fr")
+    paste_and_check(page, ".".join([header, b64(json.dumps(claims).encode()), signature]))
+    assert verdict(page) == "tampered"
+    assert "Falsifiée." in page.text_content('[data-verdict="tampered"]')
+    assert not page.is_visible('[data-show="details"]')  # nothing from a forged credential is shown
+
+
+def test_after_revoke_certificate_the_same_credential_is_revoked_in_hindi(new_page, live_server, issued, screenshot):
+    call_command("revoke_certificate", issued.display_id, reason="Exam taken by someone else.")
+    page = open_check(new_page, live_server, "hi")
+    paste_and_check(page, issued.credential)
+    assert verdict(page) == "revoked"
+    assert "निरस्त" in page.text_content('[data-verdict="revoked"]')
+    assert page.text_content('[data-field="reason"]') == "Exam taken by someone else."
+    screenshot(page, "verify-credential-revoked-hi", full_page=True)
+
+
+def test_a_corrected_certificate_reports_the_old_credential_superseded(new_page, live_server, issued):
+    from quizzes.services import certificate_correct_name
+
+    replacement = certificate_correct_name(certificate=issued, user=issued.user, name="Asha V. Verma")
+    page = open_check(new_page, live_server, "fr")
+    paste_and_check(page, issued.credential)
+    assert verdict(page) == "superseded"
+    link = page.locator('[data-field="replacement"]')
+    assert link.text_content() == replacement.display_id
+    assert link.get_attribute("href") == f"/fr/certificates/{replacement.display_id}/"
+    paste_and_check(page, replacement.credential)
+    assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == "Asha V. Verma"
+
+
+def test_a_credential_signed_with_a_key_we_never_published_is_unknown(new_page, live_server, issued):
+    from joserfc import jws
+    from joserfc.jwk import OKPKey
+
+    _header, payload, _signature = issued.credential.split(".")
+    stranger = OKPKey.generate_key("Ed25519", private=True)
+    header = {"alg": "EdDSA", "typ": "JWT", "kid": stranger.thumbprint()}
+    with warnings.catch_warnings():  # joserfc prefers the newer name "Ed25519"; OB 3.0 uses "EdDSA"
+        warnings.simplefilter("ignore")
+        forged = jws.serialize_compact(header, base64.urlsafe_b64decode(payload + "=="), stranger, algorithms=["EdDSA"])
+    page = open_check(new_page, live_server)
+    paste_and_check(page, forged)
+    assert verdict(page) == "unknown-key"
+    paste_and_check(page, "a photo of a certificate")
+    assert verdict(page) == "unreadable"
