@@ -6,6 +6,7 @@ import base64
 import json
 import warnings
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 VERDICTS = ["valid", "revoked", "superseded", "tampered", "unknown-key", "unreadable", "unavailable"]
 
 
@@ -61,6 +63,12 @@ def verdict(page) -> str:
     return shown[0]
 
 
+def serious_axe_findings(page) -> list[str]:
+    page.evaluate(AXE.read_text(encoding="utf-8"))  # evaluate is not bound by the page's CSP
+    violations = page.evaluate("() => axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)")
+    return [f"{v['id']}: {v['help']}" for v in violations if v["impact"] in ("serious", "critical")]
+
+
 def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -76,6 +84,7 @@ def test_a_valid_credential_is_valid_and_stays_in_the_browser(new_page, live_ser
     paste_and_check(page, issued.credential)
     assert verdict(page) == "valid"
     screenshot(page, "verify-credential-valid", full_page=True)
+    assert serious_axe_findings(page) == []
     assert page.text_content('[data-field="name"]') == "Asha Verma"
     assert page.text_content('[data-field="band"]') == issued.score_band
     assert page.get_attribute('[data-field="page"]', "href").endswith(f"/en/certificates/{issued.display_id}/")
