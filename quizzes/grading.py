@@ -66,16 +66,13 @@ def parse_response(question: Question, shown: list[str], data: QueryDict) -> str
         if len(choices) > 1:
             raise InvalidAnswer(_("Choose only one answer."))
         return shown[_position(choices[0], len(shown)) - 1]
-    if question.type == Question.Type.SPOT_BUG:
+    if question.type in (Question.Type.MULTIPLE, Question.Type.SPOT_BUG):
         choices = data.getlist("choice")
         if not choices:
-            raise InvalidAnswer(_("Select the line or lines with the bug."))
-        positions = sorted({_position(raw, len(shown)) for raw in choices})
-        return [shown[p - 1] for p in positions]
-    if question.type == Question.Type.MULTIPLE:
-        choices = data.getlist("choice")
-        if not choices:
-            raise InvalidAnswer(_("Choose at least one answer."))
+            spot_bug = question.type == Question.Type.SPOT_BUG
+            raise InvalidAnswer(
+                _("Select the line or lines with the bug.") if spot_bug else _("Choose at least one answer.")
+            )
         positions = sorted({_position(raw, len(shown)) for raw in choices})
         return [shown[p - 1] for p in positions]
     return _ordering(shown, data)

@@ -109,6 +109,24 @@ def quizzes(db, quiz_content):
     quizzes_sync(content_dir=quiz_content)
 
 
+@pytest.fixture
+def quizzes_with(db, tmp_path, settings):
+    """`quizzes_with(guide=[...], exam=[...])`: the demo quizzes with extra questions, synced."""
+    from quizzes.services import quizzes_sync
+
+    def sync(guide: list[dict] = (), exam: list[dict] = ()) -> None:
+        root = tmp_path / "content-with"
+        demo, bank = guide_quiz(), exam_bank()
+        demo["questions"] += list(guide)
+        bank["questions"] += list(exam)
+        write_quiz(root, "demo-guide", demo)
+        write_quiz(root, "final-exam", bank)
+        settings.CONTENT_DIR = root
+        quizzes_sync(content_dir=root)
+
+    return sync
+
+
 def correct_post(attempt: Attempt, number: int) -> dict:
     """The form a learner who knows the answer would send for question `number`."""
     q = Question.objects.get(pk=attempt.question_ids[number - 1])

@@ -35,15 +35,9 @@ def effective_batch_question(**changes) -> dict:
 
 
 @pytest.fixture
-def drawn_quiz(tmp_path, settings, helpers, db):
+def drawn_quiz(quizzes_with):
     """The demo guide quiz with one parameterised question added."""
-    quiz = helpers.guide_quiz()
-    quiz["questions"].append(effective_batch_question())
-    root = tmp_path / "drawn"
-    helpers.write_quiz(root, "demo-guide", quiz)
-    helpers.write_quiz(root, "final-exam", helpers.exam_bank())
-    settings.CONTENT_DIR = root
-    quizzes_sync(content_dir=root)
+    quizzes_with(guide=[effective_batch_question()])
     return Question.objects.get(key="drawn-batch")
 
 

@@ -8,7 +8,6 @@ from django.urls import reverse
 from course.content import ContentError
 from quizzes.content import load_all_quizzes
 from quizzes.models import Answer, Question
-from quizzes.services import quizzes_sync
 
 LANGS = ["en", "hi", "fr"]
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -39,16 +38,8 @@ def spot_bug_question(**changes) -> dict:
 
 
 @pytest.fixture
-def bug_question(tmp_path, settings, helpers, db):
-    quiz = helpers.guide_quiz()
-    quiz["questions"].append(spot_bug_question())
-    root = tmp_path / "bugs"
-    helpers.write_quiz(root, "demo-guide", quiz)
-    exam = helpers.exam_bank()
-    exam["questions"].append(spot_bug_question(id="exam-zero-grad"))
-    helpers.write_quiz(root, "final-exam", exam)
-    settings.CONTENT_DIR = root
-    quizzes_sync(content_dir=root)
+def bug_question(quizzes_with):
+    quizzes_with(guide=[spot_bug_question()], exam=[spot_bug_question(id="exam-zero-grad")])
     return Question.objects.get(key="zero-grad-inside")
 
 
