@@ -2,16 +2,16 @@
 
 Starts a throw-away copy of the site (bench/harness.py: DEBUG off, its own SQLite, Redis, static
 files and signing key, a real certificate, gunicorn with 2 sync workers, loopback only) and
-drives it with wrk for a fixed time at a fixed concurrency against a guide page, a quiz page, a
-certificate verification page and the minimal view `/ping` (no database, no template), all
-served by the same server in the same run. The targets are interleaved and the rounds repeated,
+drives it with wrk for a fixed time at a fixed concurrency against the public pages (a guide, the
+home page, the guide list, a quiz's landing page, a lab preset and a certificate's verification
+page) and the minimal view `/ping` (no database, no template), all served by the same server in
+the same run. The targets are interleaved and the rounds repeated,
 each round starting with a different target, because the machine is shared and noisy. Each
 page's throughput is divided by the minimal view's in the same round; the median over rounds
 is reported.
 
-Requests come without cookies, as from first-time visitors (each gets a new CSRF secret and
-cookie from pages with a form), or with --returning carry a CSRF cookie, as every later page of
-a visit does. Exits 1 when any request failed or answered other than 2xx.
+Requests come without cookies, as from first-time visitors, or with --returning carry a CSRF
+cookie, as every later page of a visit does. Exits 1 when any request failed or answered other than 2xx.
 
     .venv/bin/python bench/load.py [--duration 10] [--connections 8] [--rounds 5] [--returning] [--json out.json]
 """
@@ -52,7 +52,10 @@ def targets(site: Site) -> dict[str, str]:
     return {
         BASELINE: "/ping",
         "guide page": site.seed["guide_path"],
-        "quiz page": site.seed["quiz_path"],
+        "home page": site.seed["home_path"],
+        "guide list": site.seed["guide_index_path"],
+        "quiz landing": site.seed["quiz_path"],
+        "preset page": site.seed["preset_path"],
         "certificate page": site.seed["certificate_path"],
     }
 

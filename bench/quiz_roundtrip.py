@@ -47,7 +47,8 @@ def start_attempt(browser: Browser, site: Site):
 
     slug = site.seed["quiz_slug"]
     assert browser.get(site.seed["quiz_path"]).status == 200
-    reply = browser.post_form(f"/en/quizzes/{slug}/start/", {"csrfmiddlewaretoken": browser.cookies["csrftoken"]})
+    token = browser.get("/en/csrf-token/").json()["token"]  # as the landing page's form does when sent
+    reply = browser.post_form(f"/en/quizzes/{slug}/start/", {"csrfmiddlewaretoken": token})
     if reply.status != 302:
         raise RuntimeError(f"starting the quiz answered {reply.status}: {reply.body[:300]!r}")
     key = reply.headers["Location"].rstrip("/").split("/")[-1]

@@ -60,9 +60,13 @@ def seed() -> dict[str, Any]:
 
     first = GuidePage.objects.filter(language="en", guide__is_published=True).order_by("guide__order").first()
     slug = first.guide.slug
+    preset = GuidePage.objects.exclude(guide__lab_preset="").order_by("guide__order").first().guide.lab_preset
     with translation.override("en"):
         return {
+            "home_path": reverse("course:home"),
+            "guide_index_path": reverse("course:guide_index"),
             "guide_path": reverse("course:guide_detail", args=[slug]),
+            "preset_path": reverse("labs:preset", args=[preset]),
             "quiz_slug": slug,
             "quiz_path": reverse("quizzes:quiz", args=[slug]),
             "certificate_path": reverse("certificates:verify", args=[certificate.display_id]),

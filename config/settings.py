@@ -40,6 +40,7 @@ SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+
 def _is_local(host: str) -> bool:
     host = host.strip("[]").lower()
     return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.") or host.endswith(".localhost")
@@ -84,6 +85,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "course.page_cache.PublicPageCacheMiddleware",  # serves cached public pages before the rest runs
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -154,7 +156,7 @@ def _cache_url(broker_url: str) -> str:
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.PooledClientRedisCache",  # Django's, minus a client built per call
         "LOCATION": env_str("CACHE_URL") or _cache_url(REDIS_URL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},

@@ -1,95 +1,88 @@
-"""Whole course pages cached for anonymous visitors, per language and content version.
+"""Public pages cached whole for visitors without a session, with Django's cache framework.
 
-A guide page is the same for every anonymous visitor except for the CSRF token (the newsletter
-form and htmx's header carry it), which belongs to the visitor. So the page is rendered once
-with a placeholder where the token goes, and each response gets the visitor's own token: the
-cookie and the token stay correct per visitor, exactly as without the cache.
+A view decorated with `@public_page(timeout=...)` promises that, for a visitor who is not signed
+in and holds no session or pending message, its page depends only on the URL (the language is
+part of it) and on the course content. Such a page carries nothing of the visitor's own, not even
+a CSRF token (forms on it get theirs when used), so one rendering serves every such visitor.
 
-Signed-in learners are never served from the cache (their page records reading progress and
-shows their menu), nor are visitors with a message waiting or requests with a query string (so
-that nobody can fill the cache with made-up URLs).
-
-Each web process keeps the pages it rendered in its memory (at most every guide × language), so
-a hit costs no database query, no template and no network round trip. Any change to guides
-bumps a content version kept in Redis; a process re-reads it at most every RECHECK_SECONDS and
-drops its pages when it changed (the process that made the change, at once). Pages are never
-shared through Redis, so a restarted site always starts from fresh pages. When Redis cannot be
-reached, pages are rendered for each request as if there were no cache. PAGE_TIMEOUT bounds
-staleness after database edits that bypass the models (e.g. QuerySet.update in a shell).
+`PublicPageCacheMiddleware` sits near the top of the middleware stack: it answers a hit before
+sessions, CSRF, URL resolution and the view run, and stores a decorated view's response on the way
+out, with the headers the other middleware gave it. Each entry is keyed by language and path and
+remembers the content hash it was rendered from; it is served only while that is still the
+current hash, so any change to the guides retires every page at once, whichever process serves
+it. The current hash lives in the cache too, is recomputed from the database whenever it is
+missing, and is deleted when a guide changes (signals below; `pages_changed()` for bulk updates).
+Timeouts bound what the hash does not see (a quiz edited in the admin, the latest lab results).
+When the cache cannot be reached, pages are rendered as if there were no cache.
 """
 
+import hashlib
 import logging
-import time
-import uuid
 from collections.abc import Callable
 from functools import wraps
 
-from django.contrib.messages import get_messages
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
-from django.middleware.csrf import get_token
 from django.template.response import TemplateResponse
-from django.utils.translation import get_language
+from django.urls import reverse
+from django.utils import translation
 from redis import RedisError
 
 from .models import Guide, GuidePage
 
 logger = logging.getLogger(__name__)
 
-PAGE_TIMEOUT = 600  # seconds a rendered page is kept
-RECHECK_SECONDS = 1.0  # how often a process asks Redis whether the content changed
-VERSION_KEY = "course:pages:version"
-# Letters and dashes only, so that HTML escaping leaves it intact wherever the template puts it.
-CSRF_PLACEHOLDER = "csrf-token-placeholder-c0ur5e-page-cache"
+HASH_KEY = "course:content-hash"
+HASH_TIMEOUT = 60  # seconds: the hash is recomputed at least this often, catching edits no signal reports
+PAGE_KEY = "course:page:{path}"
+LANGUAGE_PREFIXES = tuple(f"/{code}/" for code, _name in settings.LANGUAGES)
+# Cookies that make a visitor's pages their own: a session (signed in, quiz attempts) or a message.
+PERSONAL_COOKIES = (settings.SESSION_COOKIE_NAME, "messages")
 
 
-class _ProcessPages:
-    """This process's pages of the current content version: (language, path) -> (expiry, parts)."""
-
-    version = ""
-    checked_at = float("-inf")
-    pages: dict[tuple[str, str], tuple[float, list[bytes]]] = {}
-
-    @classmethod
-    def use(cls, version: str) -> None:
-        if version != cls.version:
-            cls.version, cls.pages = version, {}
-        cls.checked_at = time.monotonic()
-
-    @classmethod
-    def refresh(cls) -> None:
-        """Raises RedisError when Redis cannot be reached."""
-        if time.monotonic() - cls.checked_at >= RECHECK_SECONDS:
-            cls.use(cache.get_or_set(VERSION_KEY, lambda: uuid.uuid4().hex, None))
-
-
-_unreachable_reported: list[bool] = []
+def content_hash() -> str:
+    """The hash of everything the guides show, as stored in the database."""
+    rows = GuidePage.objects.order_by("pk").values_list(
+        "pk", "language", "title", "summary", "source_hash", "narration_file", "narration_seconds", "lab_try",
+        "guide__slug", "guide__order", "guide__is_published", "guide__lab_preset", "guide__related",
+    )  # fmt: skip
+    return hashlib.sha256(repr(list(rows)).encode()).hexdigest()[:32]
 
 
 def pages_changed() -> None:
-    """Retires every cached page: now, so this process sees its own change at once, and again
-    after the transaction commits, so a page rendered meanwhile from the old rows is not kept."""
+    """Forgets the content hash now, and again once the transaction commits (a page rendered
+    meanwhile by another process, from the rows before the change, carries the old hash)."""
 
-    def bump() -> None:
-        version = uuid.uuid4().hex
-        _ProcessPages.use(version)
+    def forget() -> None:
         try:
-            cache.set(VERSION_KEY, version, None)
-        except RedisError as exc:  # e.g. sync_content at set-up, before Redis runs
-            if not _unreachable_reported:  # once per process: a sync changes many rows
-                _unreachable_reported.append(True)
-                logger.warning("cached guide pages of running web processes could not be retired: %s", exc)
+            cache.delete(HASH_KEY)
+        except RedisError as exc:  # e.g. sync_content at set-up, before Redis runs: HASH_TIMEOUT bounds it
+            logger.debug("the cached content hash could not be forgotten: %s", exc)
 
-    bump()
-    transaction.on_commit(bump)
+    forget()
+    transaction.on_commit(forget)
 
 
-def forget_process_pages() -> None:
-    """Drops this process's pages, so the next request re-reads the version (tests clear Redis)."""
-    _ProcessPages.version, _ProcessPages.checked_at, _ProcessPages.pages = "", float("-inf"), {}
+def forget_page(viewname: str, *args) -> None:
+    """Drops one page, in every language, whose content the hash does not cover (a certificate
+    whose status changed): now, and again once the transaction commits, as for pages_changed()."""
+    keys = []
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            keys.append(PAGE_KEY.format(path=reverse(viewname, args=args)))
+
+    def forget() -> None:
+        try:
+            cache.delete_many(keys)
+        except RedisError as exc:  # the page's timeout bounds it
+            logger.warning("a cached page could not be forgotten: %s", exc)
+
+    forget()
+    transaction.on_commit(forget)
 
 
 @receiver([post_save, post_delete], sender=Guide)
@@ -98,39 +91,70 @@ def _guide_saved(sender, **kwargs) -> None:
     pages_changed()
 
 
-def _cacheable(request: HttpRequest) -> bool:
-    if request.method != "GET" or request.GET or request.user.is_authenticated:
-        return False
-    if len(get_messages(request)):  # looks without consuming them
-        return False
-    try:
-        _ProcessPages.refresh()
-    except RedisError:
-        return False
-    return True
+def public_page(*, timeout: int) -> Callable:
+    """Marks a view's page as the same for every visitor without a session (see the module's
+    docstring); the view must return a TemplateResponse, whose template sees `public_page`."""
 
-
-def _with_visitor_token(request: HttpRequest, parts: list[bytes]) -> HttpResponse:
-    token = get_token(request).encode()  # also makes the CSRF middleware set the visitor's cookie
-    return HttpResponse(token.join(parts))
-
-
-def cache_for_anonymous(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """For views returning a TemplateResponse whose only per-visitor part is the CSRF token."""
-
-    @wraps(view)
-    def cached_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not _cacheable(request):
-            return view(request, *args, **kwargs)
-        key = (get_language(), request.path)
-        expires_at, parts = _ProcessPages.pages.get(key, (0.0, []))
-        if time.monotonic() >= expires_at:
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def marked_view(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             response = view(request, *args, **kwargs)
-            if not isinstance(response, TemplateResponse) or response.status_code != 200:
-                return response
-            response.context_data["csrf_token"] = CSRF_PLACEHOLDER  # overrides the context processor
-            parts = response.render().content.split(CSRF_PLACEHOLDER.encode())
-            _ProcessPages.pages[key] = (time.monotonic() + PAGE_TIMEOUT, parts)
-        return _with_visitor_token(request, parts)
+            if getattr(request, "public_page_key", None) and isinstance(response, TemplateResponse):
+                response.context_data["public_page"] = True  # templates leave out per-visitor tokens
+                response.public_page_timeout = timeout
+            return response
 
-    return cached_view
+        return marked_view
+
+    return decorator
+
+
+def _is_personal(request: HttpRequest) -> bool:
+    return any(name in request.COOKIES for name in PERSONAL_COOKIES)
+
+
+def _page_key(request: HttpRequest) -> str | None:
+    """The cache key for this request, or None when its page may be the visitor's own."""
+    if request.method != "GET" or request.META.get("QUERY_STRING"):
+        return None  # a query string never reaches the cache, so nobody can fill it with made-up URLs
+    if not request.path.startswith(LANGUAGE_PREFIXES) or _is_personal(request):
+        return None
+    return PAGE_KEY.format(path=request.path)
+
+
+def _current_hash(cached: str | None) -> str:
+    if cached is None:
+        cached = content_hash()
+        cache.set(HASH_KEY, cached, HASH_TIMEOUT)
+    return cached
+
+
+class PublicPageCacheMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = _page_key(request)
+        if key is None:
+            return self.get_response(request)
+        request.get_host()  # refuses a Host outside ALLOWED_HOSTS, as the rest of the stack would
+        try:
+            found = cache.get_many([HASH_KEY, key])
+            current = _current_hash(found.get(HASH_KEY))
+        except RedisError:
+            return self.get_response(request)
+        entry = found.get(key)
+        if entry is not None and entry[0] == current:
+            return HttpResponse(entry[2], headers=entry[1])
+        request.public_page_key = key
+        response = self.get_response(request)
+        if getattr(response, "public_page_timeout", None) and response.status_code == 200 and not response.cookies:
+            self._store(key, current, response)
+        return response
+
+    @staticmethod
+    def _store(key: str, current: str, response: HttpResponse) -> None:
+        try:
+            cache.set(key, (current, dict(response.headers), response.content), response.public_page_timeout)
+        except RedisError:
+            pass  # the visitor has the page; the next one renders it again

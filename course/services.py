@@ -108,9 +108,9 @@ def newsletter_subscribe(*, email: str, language: str) -> None:
     subscriber, _ = Subscriber.objects.get_or_create(email=email.lower(), defaults={"language": language})
     if subscriber.is_active:
         return
+    # An address that unsubscribed stays unsubscribed until its owner follows the new link.
     subscriber.language = language
-    subscriber.unsubscribed_at = None
-    subscriber.save(update_fields=["language", "unsubscribed_at"])
+    subscriber.save(update_fields=["language"])
     token = signing.dumps(subscriber.email, salt=CONFIRM_SALT)
     with translation.override(language):
         confirm_url = settings.SITE_URL + reverse("course:newsletter_confirm", args=[token])
@@ -123,7 +123,7 @@ def newsletter_confirm(*, token: str) -> Subscriber | None:
     except signing.BadSignature:
         return None
     subscriber = Subscriber.objects.filter(email=email).first()
-    if subscriber and subscriber.confirmed_at is None:
+    if subscriber and not subscriber.is_active:
         subscriber.confirmed_at = timezone.now()
         subscriber.unsubscribed_at = None
         subscriber.save(update_fields=["confirmed_at", "unsubscribed_at"])

@@ -13,4 +13,5 @@ urlpatterns = [
     path("newsletter/confirm/<str:token>/", views.newsletter_confirm, name="newsletter_confirm"),
     path("newsletter/unsubscribe/<str:token>/", views.newsletter_unsubscribe, name="newsletter_unsubscribe"),
     path("support/", views.support, name="support"),
+    path("csrf-token/", views.csrf_token, name="csrf_token"),
 ]

@@ -1,18 +1,21 @@
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import get_language, get_language_from_request
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
 from django_ratelimit.decorators import ratelimit
 
 from . import services
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
-from .page_cache import cache_for_anonymous
+from .page_cache import public_page
 from .search import search_guides
 
 
@@ -28,19 +31,24 @@ def _published_pages(language: str):
     return pages.defer("body_markdown", "body_html", "plain_text", "toc")
 
 
+PAGE_TIMEOUT = 3600  # seconds; a change to the guides retires their pages at once anyway
+
+
 @require_GET
+@public_page(timeout=PAGE_TIMEOUT)
 def home(request: HttpRequest) -> HttpResponse:
     pages = _published_pages(get_language())
-    return render(request, "course/home.html", {"pages": pages, "newsletter_form": NewsletterForm()})
+    return TemplateResponse(request, "course/home.html", {"pages": pages, "newsletter_form": NewsletterForm()})
 
 
 @require_GET
+@public_page(timeout=PAGE_TIMEOUT)
 def guide_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "course/guide_index.html", {"pages": _published_pages(get_language())})
+    return TemplateResponse(request, "course/guide_index.html", {"pages": _published_pages(get_language())})
 
 
 @require_GET
-@cache_for_anonymous
+@public_page(timeout=PAGE_TIMEOUT)
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     pages = list(_published_pages(get_language()))
     index = next((i for i, p in enumerate(pages) if p.guide.slug == slug), None)
@@ -63,15 +71,23 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
+@vary_on_headers("HX-Request")
 @ratelimit(key="ip", rate="60/m", block=True)
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     context = {"query": query, "hits": search_guides(query, get_language()) if query else []}
-    template = "course/search.html#results" if request.htmx else "course/search.html"
-    return render(request, template, context)
+    # Back after htmx's history cache missed asks for the URL again: it needs the whole page.
+    fragment = request.htmx and not request.htmx.history_restore_request
+    return render(request, "course/search.html#results" if fragment else "course/search.html", context)
 
 
+# No CSRF token: the form sits on pages cached for every visitor, so it cannot carry one. A forged
+# post can do no more than anyone can do with the form: subscription is double opt-in (nothing is
+# sent to an address until its owner follows the emailed link, and an address that unsubscribed
+# is not resubscribed without it), the view reads no session or account, and it is rate limited.
+@csrf_exempt
 @require_POST
+@vary_on_headers("HX-Request")
 @ratelimit(key="ip", rate="10/h", block=True)
 def newsletter_subscribe(request: HttpRequest) -> HttpResponse:
     form = NewsletterForm(request.POST)
@@ -106,3 +122,11 @@ def newsletter_unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 @require_GET
 def support(request: HttpRequest) -> HttpResponse:
     return render(request, "course/support.html", {"donate_url": settings.DONATE_URL})
+
+
+@require_GET
+@never_cache
+def csrf_token(request: HttpRequest) -> JsonResponse:
+    """The visitor's CSRF token (and its cookie), fetched by a form on a page cached for every
+    visitor when it is sent (static/js/site.js, data-csrf-from): such a page cannot carry one."""
+    return JsonResponse({"token": get_token(request)})

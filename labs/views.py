@@ -6,11 +6,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from config.views import rate_limited
+from course.page_cache import public_page
 
 from . import selectors, services
 from .export import chart_payload, curves_csv, run_payload
@@ -35,13 +37,14 @@ def _index_context(request: HttpRequest, form: RunForm) -> dict:
 
 
 @require_GET
+@public_page(timeout=10)  # the latest results (any learner's runs) move on while a sweep trains
 def preset(request: HttpRequest, slug: str) -> HttpResponse:
     chosen = preset_get(slug)
     if chosen is None:
         raise Http404
     runs = selectors.latest_preset_runs(slug=slug)
     context = {"preset": chosen, "preset_runs": chosen.configs(), **_compare_context(request, runs)}
-    return render(request, "labs/preset.html", context)
+    return TemplateResponse(request, "labs/preset.html", context)
 
 
 @login_required

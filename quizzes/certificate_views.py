@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
@@ -17,6 +18,7 @@ from django_ratelimit.decorators import ratelimit
 
 from accounts.forms import validate_printable_name
 from config.ratelimit import setting_rate
+from course.page_cache import public_page
 
 from . import credentials, services
 from .api import CERTIFICATE_LOOKUP
@@ -55,7 +57,11 @@ def _linkedin_url(certificate: Certificate, url: str) -> str:
     return "https://www.linkedin.com/profile/add?" + urlencode(query)
 
 
+# Served from the cache to visitors without a session (course/page_cache.py), which the rate limit
+# then does not count: only an ID that exists has a cached page, so a hit tells a guesser nothing.
+# A change of status retires the page (services.certificate_revoke, certificate_correct_name).
 @require_GET
+@public_page(timeout=3600)
 @ratelimit(key="ip", group=CERTIFICATE_LOOKUP, rate=setting_rate("CERT_LOOKUP_RATE"), block=True)
 def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
     certificate = _certificate_or_404(certificate_id)
@@ -71,7 +77,7 @@ def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
         "is_owner": is_owner,
         "can_correct_name": is_owner and certificate.is_valid and not services.name_correction_used(request.user),
     }
-    return render(request, "quizzes/certificate.html", context)
+    return TemplateResponse(request, "quizzes/certificate.html", context)
 
 
 @require_GET

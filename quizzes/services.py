@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from accounts.services import profile_for
 from course.models import Guide
+from course.page_cache import forget_page
 
 from . import credentials, formulas, grading, status_list
 from .content import QuizSource, load_all_quizzes
@@ -297,6 +298,7 @@ def certificate_revoke(*, certificate: Certificate, reason: str, now: datetime |
         revoked_at=now or timezone.now(), revocation_reason=reason
     )
     certificate.refresh_from_db()
+    forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
     return updated == 1
 
 
@@ -331,6 +333,7 @@ def certificate_correct_name(*, certificate: Certificate, user: User, name: str)
         )
     )
     Certificate.objects.filter(pk=certificate.pk).update(superseded_by=replacement)
+    forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
     profile = profile_for(user)
     profile.full_name = name
     profile.save(update_fields=["full_name"])

@@ -4,13 +4,16 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
 from django_ratelimit.decorators import ratelimit
 
 from accounts.services import profile_for
+from course.page_cache import public_page
 
 from . import selectors, services
 from .models import Attempt, Quiz
@@ -64,10 +67,11 @@ def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at
         "cooldown_minutes": settings.QUIZ_EXAM_COOLDOWN_MINUTES,
         "daily_limit": settings.QUIZ_EXAM_DAILY_LIMIT,
     }
-    return render(request, "quizzes/quiz.html", context, status=status)
+    return TemplateResponse(request, "quizzes/quiz.html", context, status=status)
 
 
 @require_GET
+@public_page(timeout=300)  # the hash covers the guides only; a quiz's text changes with a content sync
 def quiz(request: HttpRequest, slug: str) -> HttpResponse:
     return _quiz_page(request, get_object_or_404(selectors.published_quizzes(), slug=slug))
 
@@ -101,10 +105,13 @@ def attempt(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     return _attempt_page(request, attempt)
 
 
-def _question_fragment(request: HttpRequest, attempt: Attempt, number: int, error: str = "", status: int = 200):
-    """The question's card, plus the progress line swapped out of band."""
-    question = services.attempt_question(attempt, number)
-    answer = attempt.answers.filter(question=question).first()
+def _question_fragment(
+    request: HttpRequest, attempt: Attempt, number: int, error: str = "", status: int = 200, answer=None
+):
+    """The question's card, plus the progress line swapped out of band. `answer`: the one just
+    graded, which holds its question: neither is read again."""
+    question = answer.question if answer else services.attempt_question(attempt, number)
+    answer = answer or attempt.answers.filter(question=question).first()
     item = selectors.question_item(attempt, number, question, answer, get_language(), error)
     context = {"attempt": attempt, "item": item, "answered": attempt.answers.count(), "oob": True}
     html = render_to_string("quizzes/attempt.html#question", context, request)
@@ -113,11 +120,12 @@ def _question_fragment(request: HttpRequest, attempt: Attempt, number: int, erro
 
 
 @require_POST
+@vary_on_headers("HX-Request")  # htmx gets the graded card, a plain form post a redirect
 @ratelimit(key="user_or_ip", rate=_setting_rate("QUIZ_ANSWER_RATE"), block=True)
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
     try:
-        services.attempt_answer(attempt=attempt, number=number, data=request.POST)
+        graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)
     except services.QuestionNotFound:
         raise Http404 from None
     except services.QuizError as exc:
@@ -126,7 +134,7 @@ def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpRespon
         attempt.refresh_from_db()
         return _attempt_page(request, attempt, {number: exc.message}, exc.status)
     if request.htmx:
-        return _question_fragment(request, attempt, number)
+        return _question_fragment(request, attempt, number, answer=graded)
     return redirect(f"{selectors.attempt_url(attempt)}#q{number}")
 
 

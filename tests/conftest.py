@@ -27,16 +27,13 @@ def redis_server_available():
 
 @pytest.fixture(autouse=True)
 def clean_cache():
-    """Rate-limit counters and cached pages must not leak from one test to the next."""
+    """The cache is shared state like the database, which each test gets rolled back: rate-limit
+    counters (and anything else a test left in Redis) must not leak from one test to the next."""
     from django.core.cache import cache
 
-    from course.page_cache import forget_process_pages
-
     cache.clear()
-    forget_process_pages()
     yield
     cache.clear()
-    forget_process_pages()
 
 
 @pytest.fixture(autouse=True)

@@ -67,6 +67,18 @@
     }
   });
 
+  // A form on a page cached for every visitor carries no CSRF token (a token is the visitor's
+  // own): data-csrf-from names where to fetch it, once the form is sent.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    var field = form.querySelector("input[name=csrfmiddlewaretoken]");
+    if (!form.dataset.csrfFrom || !field || field.value) return;
+    event.preventDefault();
+    fetch(form.dataset.csrfFrom, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) { return response.json(); })
+      .then(function (data) { field.value = data.token; form.submit(); });
+  });
+
   document.addEventListener("DOMContentLoaded", function () { enhance(document.body); });
   document.addEventListener("htmx:afterSwap", function (event) { enhance(event.target); });
   window.courseSite = { enhance: enhance };

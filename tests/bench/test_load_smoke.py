@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PAGES = ("minimal view", "guide page", "quiz page", "certificate page")
+PAGES = (
+    "minimal view",
+    "guide page",
+    "home page",
+    "guide list",
+    "quiz landing",
+    "preset page",
+    "certificate page",
+)
 
 pytestmark = pytest.mark.integration
 
@@ -22,7 +30,7 @@ def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path):
     out = tmp_path / "load.json"
     command = [sys.executable, "bench/load.py", "--duration", "2", "--rounds", "2", "--connections", "4"]
     command += ["--json", str(out)]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=420)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     pages = json.loads(out.read_text())["pages"]
     assert sorted(pages) == sorted(PAGES)

@@ -81,9 +81,17 @@ def test_an_invalid_address_gets_a_clear_400(client):
     assert Subscriber.objects.count() == 0
 
 
-def test_subscribing_needs_the_csrf_token():
+def test_a_subscription_needs_no_csrf_token_yet_cannot_resubscribe_anyone_without_their_link():
+    """The form is on pages cached for every visitor (no per-visitor token); what a forged post
+    can do is what the form does: mail a confirmation link, and nothing more."""
     from django.test import Client
 
-    response = Client(enforce_csrf_checks=True).post("/en/newsletter/", {"email": "sam@example.com"})
-    assert response.status_code == 403
-    assert Subscriber.objects.count() == 0
+    visitor = Client(enforce_csrf_checks=True)
+    assert visitor.post("/en/newsletter/", {"email": "sam@example.com"}).status_code == 200
+    assert not Subscriber.objects.get(email="sam@example.com").is_active
+    visitor.get(_link(mail.outbox[0], "confirm"))
+    Subscriber.objects.filter(email="sam@example.com").update(unsubscribed_at="2026-01-01T00:00:00Z")
+    assert visitor.post("/fr/newsletter/", {"email": "sam@example.com"}).status_code == 200
+    assert not Subscriber.objects.get(email="sam@example.com").is_active  # still unsubscribed
+    visitor.get(_link(mail.outbox[-1], "confirm"))
+    assert Subscriber.objects.get(email="sam@example.com").is_active

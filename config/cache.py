@@ -1,0 +1,26 @@
+"""Django's Redis cache backend, with one redis-py client per connection pool."""
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+
+class PooledClientRedisCacheClient(RedisCacheClient):
+    """Django builds a new `redis.Redis` for every cache operation, and redis-py 8 fills about 170
+    response callbacks in each constructor: about 0.1 ms of CPU, more than the round trip to Redis.
+    A client is only a handle on its thread-safe, fork-aware pool, so one per pool serves every call."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class PooledClientRedisCache(RedisCache):
+    def __init__(self, server, params) -> None:
+        super().__init__(server, params)
+        self._class = PooledClientRedisCacheClient
