@@ -1,0 +1,22 @@
+"""gunicorn settings of the run command (config/supervisord.conf passes the rest on its command line).
+
+A master killed with SIGKILL cannot stop its workers: left alone, each one serves on until it
+notices its new parent (up to half the worker timeout), keeping the port from the master that
+supervisord starts again. Linux's parent-death signal has the kernel send each worker SIGTERM,
+gunicorn's graceful stop, the moment its master dies.
+"""
+
+import ctypes
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def post_fork(server, worker) -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != worker.ppid:  # the master died before the prctl: nobody will send it
+        os.kill(os.getpid(), signal.SIGTERM)
