@@ -266,6 +266,7 @@ def main_pages(course_site, learner) -> MainPages:
             "quiz result": f"/quizzes/{GUIDE}/attempts/{finished.key}/result/",
             "final exam": "/quizzes/final-exam/",
             "certificate verification": f"/certificates/{certificate.display_id}/",
+            "certificate check": "/certificates/verify/",
             "labs index": "/labs/",
             "lab preset": f"/labs/presets/{preset.slug}/",
             "lab run": f"/labs/runs/{own_run.pk}/",

@@ -99,7 +99,7 @@ def test_a_quiz_with_every_question_type_can_be_completed_with_the_keyboard_alon
     page.wait_for_url("**/attempts/**")
     attempt = Attempt.objects.get()
     types = {Question.objects.get(pk=pk).type for pk in attempt.question_ids}
-    assert types == {"single", "multiple", "numeric", "ordering"}
+    assert types == {"single", "multiple", "numeric", "ordering", "spot_bug"}
     for number in range(1, attempt.total + 1):
         answer_with_keyboard(page, number, helpers.correct_answer(attempt, number))
     tab_to(page, "main form[action$='/finish/'] button")
