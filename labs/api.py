@@ -19,6 +19,7 @@ from quizzes.openapi import register as register_openapi
 
 from . import openapi_spec, selectors, services
 from .export import run_payload
+from .forms import translated_errors
 from .throttle import submission_throttled
 
 register_openapi(openapi_spec.PATHS, openapi_spec.COMPONENTS)  # served at /api/openapi.json
@@ -63,7 +64,7 @@ def run_create(request: HttpRequest) -> JsonResponse:
         return _error(_("The body must be a JSON object with the run settings."), 400)
     config, errors = validate_config(data)
     if config is None:
-        return _error(_("Some settings are not valid."), 400, errors)
+        return _error(_("Some settings are not valid."), 400, translated_errors(errors))
     if submission_throttled(request, user):
         return _error(_("You are going a little fast. Please wait a minute and try again."), 429)
     try:

@@ -1,7 +1,14 @@
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from labs.training import config as lab_config
+
+
+def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """validate_config's errors in the reader's language: its fixed sentences are msgids
+    (marked with gettext_noop there); sentences with the learner's values stay in English."""
+    return {field: [gettext(message) for message in messages] for field, messages in errors.items()}
 
 
 def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -75,7 +82,7 @@ class RunForm(forms.Form):
         if self.errors:
             return data
         self.run_config, errors = lab_config.validate_config(data)
-        for field, messages in errors.items():
+        for field, messages in translated_errors(errors).items():
             for message in messages:
                 self.add_error(None if field == lab_config.NON_FIELD else field, message)
         return data

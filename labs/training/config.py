@@ -6,7 +6,8 @@ learner's form without paying for (or depending on) the training stack.
 ``validate_config`` takes untrusted JSON-ish input and never raises; errors
 come back as English sentences keyed by field name, with problems that involve
 no single field (unknown settings, the compute budget) under ``"__all__"``
-(Django's key for non-field errors).
+(Django's key for non-field errors). Fixed sentences are marked with
+``gettext_noop`` and translated where they are shown (labs.forms.translated_errors).
 """
 
 from __future__ import annotations
@@ -52,6 +53,22 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "seed": 0,
     "grad_clip": None,
 }
+
+
+def gettext_noop(message: str) -> str:
+    """Marks a fixed sentence for translation (Django's extractor knows this name) without
+    importing Django: the web side translates it when it shows the error."""
+    return message
+
+
+# Settings the trainer cannot run, refused before they are queued (tests/labs/training/test_config_space.py).
+BATCH_NORM_NEEDS_TWO = gettext_noop(
+    "Batch normalization cannot train the digits-mlp model on micro-batches of one sample: it normalizes "
+    "each feature over the micro-batch, and a single sample leaves nothing to compare. Use micro-batches "
+    "of at least 2 samples (a larger effective batch or a smaller N), or another normalization."
+)
+# Models whose BatchNorm sees one value per feature and sample (a CNN's sees every pixel: it trains).
+_BATCH_NORM_PER_FEATURE = ("digits-mlp",)
 
 _INT_RE = re.compile(r"[+-]?\d{1,30}")
 _MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
@@ -294,6 +311,8 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
             "accumulation_steps",
             f"accumulation_steps must divide effective_batch_size: {effective} is not divisible by {n}.",
         )
+    elif _batch_norm_on_one_sample(values):
+        _add(errors, "norm", BATCH_NORM_NEEDS_TWO)
     if steps * effective > SAMPLE_BUDGET:
         _add(
             errors,
@@ -302,3 +321,9 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
             f"{steps} × {effective} = {steps * effective:,}. Lower steps or effective_batch_size.",
         )
     return errors
+
+
+def _batch_norm_on_one_sample(values: dict[str, Any]) -> bool:
+    """torch refuses to train BatchNorm1d on one value per feature ("Expected more than 1 value per channel")."""
+    micro = values["effective_batch_size"] // values["accumulation_steps"]
+    return micro < 2 and values.get("norm") == "batch" and values.get("task") in _BATCH_NORM_PER_FEATURE
