@@ -91,6 +91,8 @@ class RunCommand:
             LAB_PAUSE_RELEASE_FILE=str(self.release_file),
             **FAST,
         )
+        self.log_path.touch()
+        started_at = self.log_size()  # a stack started again after Ctrl-C appends to the same log
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [str(ROOT / ".venv" / "bin" / "supervisord"), "-n", "-c", str(CONFIG)],
@@ -104,7 +106,7 @@ class RunCommand:
         wait_for(self._all_running, 90, "every program to be running")
         wait_for(self.web_answers, 90, "the web server to answer")
         wait_for(self.redis_answers, 30, "Redis to answer")
-        wait_for(lambda: WORKER_READY.search(self.log_path.read_bytes()), 90, "the Celery worker to be ready")
+        wait_for(lambda: WORKER_READY.search(self.output_since(started_at)), 90, "the Celery worker to be ready")
 
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
