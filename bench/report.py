@@ -27,8 +27,8 @@ from harness import machine_description  # noqa: E402
 
 # name: (script, options). Full settings for `make bench`, and tiny ones to try the report itself.
 FULL = {
-    "load": ("load", ["--duration", "10", "--rounds", "5", "--connections", "8"]),
-    "load_returning": ("load", ["--duration", "10", "--rounds", "5", "--connections", "8", "--returning"]),
+    "load": ("load", ["--duration", "8", "--rounds", "5", "--connections", "8"]),
+    "load_returning": ("load", ["--duration", "8", "--rounds", "5", "--connections", "8", "--returning"]),
     "quiz_roundtrip": ("quiz_roundtrip", ["--answers", "200"]),
     "lab_latency": ("lab_latency", ["--repeats", "9"]),
     "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "7", "--steps", "200"]),
@@ -134,22 +134,39 @@ def load_section(first: dict[str, Any], returning: dict[str, Any]) -> list[str]:
                 f"{page['ratio_to_minimal']:.2f} | {page['server_cpu_ms']:.3f} | {page['cpu_ratio_to_minimal']:.2f} |"
             )
         lines.append("")
-    guide, again = first["pages"]["guide page"], returning["pages"]["guide page"]
-    verdict = "meets" if min(guide["ratio_to_minimal"], again["ratio_to_minimal"]) >= 0.9 else "falls short of"
-    lines += [
-        f"The guide page serves {guide['ratio_to_minimal']:.2f} (first-time visitors) and "
-        f"{again['ratio_to_minimal']:.2f} (returning visitors) of the minimal view's throughput, with CPU ratios "
-        f"of {guide['cpu_ratio_to_minimal']:.2f} and {again['cpu_ratio_to_minimal']:.2f}; this {verdict} the aim "
-        "of 0.9. Guide pages are cached whole for anonymous visitors (`course/page_cache.py`): a hit reads no "
-        "database, renders no template and makes no network round trip. What remains above the minimal view is "
-        "the visitor's own CSRF token, which the page must carry for its newsletter form (masked anew for each "
-        "response and its cookie sent, plus a new secret for a first-time visitor), resolving a "
-        f"language-prefixed URL, and sending {guide['bytes_per_response'] / 1000:.0f} kB instead of a few bytes. "
-        "Quiz and certificate pages are rendered for each request: they show the visitor's own attempts, or the "
-        "certificate's current status, and every request was answered with a 2xx.",
-        "",
-    ]
+    lines += [_aims_verdict(first, returning), "", *CACHE_NOTE, ""]
     return lines
+
+
+# The aims of the issue "every public page fast": a page's throughput over the minimal view's.
+PAGE_AIMS = {"guide page": 0.9, "home page": 0.5, "guide list": 0.5, "quiz landing": 0.5}
+PAGE_AIMS |= {"preset page": 0.5, "certificate page": 0.5}
+ANSWER_AIM = 3.0  # an htmx quiz answer's latency over the minimal view's, at most
+CACHE_NOTE = [
+    "Every public page is cached whole for visitors without a session (`course/page_cache.py`): a hit is",
+    "answered near the top of the middleware stack with one round trip to Redis (the page and the current",
+    "content hash together), before sessions, CSRF, URL resolution and the view run. Such pages carry no",
+    "per-visitor CSRF token: the newsletter form needs none (double opt-in, see `course/views.py`) and the",
+    "quiz's start form fetches its token when it is sent. Signed-in learners' pages are rendered as before.",
+]
+
+
+def _aims_verdict(first: dict[str, Any], returning: dict[str, Any]) -> str:
+    missed = []
+    for name, aim in PAGE_AIMS.items():
+        for visitors, load in (("first-time", first), ("returning", returning)):
+            ratio = load["pages"][name]["ratio_to_minimal"]
+            if ratio < aim:
+                missed.append(f"{name} {ratio:.2f} for {visitors} visitors (aim {aim:g})")
+    failed = sum(
+        page["non2xx"] + page["socket_errors"] for load in (first, returning) for page in load["pages"].values()
+    )
+    aims = ", ".join(f"{name} ≥ {aim:g}" for name, aim in PAGE_AIMS.items())
+    verdict = "Every page meets its aim" if not missed else "Short of the aim: " + "; ".join(missed)
+    return (
+        f"Aims, as a ratio to the minimal view: {aims}. {verdict}. "
+        f"Requests that failed or answered other than 2xx, both runs together: {failed}."
+    )
 
 
 def quiz_section(quiz: dict[str, Any]) -> list[str]:
@@ -167,7 +184,8 @@ def quiz_section(quiz: dict[str, Any]) -> list[str]:
         f"| Minimal view | {q['ping_median_ms']:.2f} | {q['ping_p90_ms']:.2f} |",
         "",
         f"Ratio answer / minimal view: {q['ratio_answer_to_ping']:.1f} (median of paired ratios "
-        f"{q['median_paired_ratio']:.1f}).",
+        f"{q['median_paired_ratio']:.1f}); the aim is at most {ANSWER_AIM:g}, which this "
+        f"{'meets' if q['ratio_answer_to_ping'] <= ANSWER_AIM else 'misses'}.",
         "",
     ]
 
