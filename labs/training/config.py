@@ -24,6 +24,13 @@ TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm")
 NORMS: tuple[str, ...] = ("none", "batch", "layer", "group")
 LOSS_SCALINGS: tuple[str, ...] = ("mean", "sum", "mean_of_micro_means")
 OPTIMIZERS: tuple[str, ...] = ("sgd", "adamw")
+# Data parallelism: G processes, each accumulating N micro-batches of its share of the window.
+PROCESS_COUNTS: tuple[int, ...] = (1, 2, 4)
+SYNCS: tuple[str, ...] = ("no_sync", "every_micro")
+MAX_PROCESSES = 4  # the default cap; a worker passes its own (settings.LAB_MAX_PROCESSES)
+# A loss scaling that only differs from "mean" with several processes: each rank divides by its own
+# token count (the classic mistake), so the all-reduced gradient is a mean of rank means.
+PER_RANK_SCALING = "mean_of_rank_means"
 
 # Bump whenever training semantics change (model, data, loop, metrics), so
 # that finished results stored under an older version are not reused.
@@ -89,6 +96,8 @@ class RunConfig:
     steps: int
     seed: int
     grad_clip: float | None = None
+    processes: int = 1
+    sync: str = "no_sync"
 
     def __post_init__(self) -> None:
         for name in ("learning_rate", "grad_clip"):  # allow RunConfig(learning_rate=1)
@@ -101,17 +110,21 @@ class RunConfig:
 
     @property
     def micro_batch_size(self) -> int:
-        return self.effective_batch_size // self.accumulation_steps
+        return self.effective_batch_size // (self.accumulation_steps * self.processes)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Data-parallel settings at their defaults are left out, so a one-process run keeps
+        the dictionary and fingerprint it had before they existed."""
+        values = dataclasses.asdict(self)
+        return {k: v for k, v in values.items() if k not in _DEFAULTED or v != _DEFAULTED[k]}
 
     def replace(self, **changes: Any) -> RunConfig:
         return dataclasses.replace(self, **changes)
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunConfig))
-_OPTIONAL = {"grad_clip"}
+_DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync"}
+_OPTIONAL = {"grad_clip", *_DEFAULTED}
 
 
 def config_fingerprint(config: RunConfig) -> str:
@@ -120,10 +133,14 @@ def config_fingerprint(config: RunConfig) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def validate_config(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
-    """Parse untrusted settings. Returns (config, {}) or (None, errors)."""
+def validate_config(data: Any, max_processes: int = MAX_PROCESSES) -> tuple[RunConfig | None, dict[str, list[str]]]:
+    """Parse untrusted settings. Returns (config, {}) or (None, errors).
+    ``max_processes`` is the most processes the worker machine allows."""
     try:
-        return _validate(data)
+        config, errors = _validate(data)
+        if config is not None and config.processes > max_processes:
+            return None, {"processes": [_too_many_processes(config.processes, max_processes)]}
+        return config, errors
     except Exception:
         return None, {NON_FIELD: ["These settings could not be read. Please check every field."]}
 
@@ -140,7 +157,7 @@ def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
     for name in FIELDS:
         if name not in data:
             if name in _OPTIONAL:
-                values[name] = None
+                values[name] = _DEFAULTED.get(name)
             else:
                 _add(errors, name, f"{name} is required.")
             continue
@@ -260,17 +277,30 @@ def _grad_clip(value: Any) -> float | None:
     return number
 
 
+def _process_count(value: Any) -> int:
+    number = _integer("processes", 1, max(PROCESS_COUNTS))(value)
+    if number not in PROCESS_COUNTS:
+        raise _FieldError(f"processes must be one of: {', '.join(map(str, PROCESS_COUNTS))}; got {number}.")
+    return number
+
+
+def _too_many_processes(asked: int, allowed: int) -> str:
+    return f"processes must be at most {allowed} on this worker machine; got {asked}."
+
+
 _PARSERS = {
     "task": _choice("task", TASKS),
     "norm": _choice("norm", NORMS),
     "effective_batch_size": _integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),
     "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
-    "loss_scaling": _choice("loss_scaling", LOSS_SCALINGS),
+    "loss_scaling": _choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
     "optimizer": _choice("optimizer", OPTIMIZERS),
     "learning_rate": _learning_rate,
     "steps": _integer("steps", *STEPS_RANGE),
     "seed": _integer("seed", *SEED_RANGE),
     "grad_clip": _grad_clip,
+    "processes": _process_count,
+    "sync": _choice("sync", SYNCS),
 }
 
 
@@ -298,7 +328,17 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
     effective = values["effective_batch_size"]
     n = values["accumulation_steps"]
     steps = values["steps"]
-    if n > effective:
+    g = values.get("processes") or 1
+    if values.get("loss_scaling") == PER_RANK_SCALING and g == 1:
+        _add(errors, "loss_scaling", f"loss_scaling {PER_RANK_SCALING} needs processes of 2 or more.")
+    if g > 1 and (n * g > effective or effective % (n * g)):
+        _add(
+            errors,
+            "accumulation_steps",
+            f"processes × accumulation_steps must divide effective_batch_size, so every process gets "
+            f"whole micro-batches: {effective} is not divisible by {g} × {n} = {g * n}.",
+        )
+    elif n > effective:
         _add(
             errors,
             "accumulation_steps",
@@ -325,5 +365,5 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
 
 def _batch_norm_on_one_sample(values: dict[str, Any]) -> bool:
     """torch refuses to train BatchNorm1d on one value per feature ("Expected more than 1 value per channel")."""
-    micro = values["effective_batch_size"] // values["accumulation_steps"]
+    micro = values["effective_batch_size"] // (values["accumulation_steps"] * (values.get("processes") or 1))
     return micro < 2 and values.get("norm") == "batch" and values.get("task") in _BATCH_NORM_PER_FEATURE

@@ -75,6 +75,11 @@ class RunResult:
     peak_activation_bytes: int | None
     activation_memory_method: str | None
     grad_equivalence_error: float | None
+    # Data-parallel runs only (processes > 1): what DDP's gradient all-reduces cost, on rank 0.
+    allreduce_calls: int | None = None
+    allreduce_bytes: int | None = None
+    communication_seconds: float | None = None
+    compute_seconds: float | None = None
     model: nn.Module | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,7 +100,15 @@ def run_experiment(
 
     ``device`` defaults to CUDA when available. ``on_progress(point, done, total)``
     is called after every optimizer step; throttle expensive work in the caller.
+    With ``config.processes`` > 1 the run is trained by DistributedDataParallel in
+    that many processes (labs.training.data_parallel).
     """
+    if config.processes > 1:
+        from .data_parallel import run_data_parallel  # imports torch.distributed only when needed
+
+        return run_data_parallel(
+            config, device=device, dtype=dtype, on_progress=on_progress, should_stop=should_stop, keep_model=keep_model
+        )
     dev = _pick_device(device)
     torch.manual_seed(config.seed)  # model initialization
     model = build_model(config.task, config.norm).to(device=dev, dtype=dtype).train()
@@ -135,8 +148,12 @@ class Feed:
     """Training batches on the device, with per-window counts precomputed on the
     CPU so the loop never waits on the device to learn a batch size."""
 
-    def __init__(self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype) -> None:
+    def __init__(
+        self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype, rank: int = 0
+    ) -> None:
         windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
+        share = config.effective_batch_size // config.processes  # a rank's contiguous slice of each window
+        windows = windows[:, rank * share : (rank + 1) * share]
         n, m = config.accumulation_steps, config.micro_batch_size
         x = data.train_x
         self.x = x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype)
@@ -184,13 +201,19 @@ class Feed:
 
 class _Run:
     def __init__(
-        self, config: RunConfig, model: nn.Module, data: TaskData, device: torch.device, dtype: torch.dtype
+        self,
+        config: RunConfig,
+        model: nn.Module,
+        data: TaskData,
+        device: torch.device,
+        dtype: torch.dtype,
+        rank: int = 0,
     ) -> None:
         self.config, self.model, self.data = config, model, data
         self.device, self.dtype = device, dtype
         self.params = [p for p in model.parameters()]
         self.optimizer = make_optimizer(config, model)
-        self.feed = Feed(data, config, device, dtype)
+        self.feed = Feed(data, config, device, dtype, rank)
         self.val_chunks, self.val_count = validation_batches(data, device, dtype)
         self.eval_every = max(1, config.steps // 10)
         self.meter: ActivationMeter | None = None

@@ -1,0 +1,132 @@
+"""Data-parallel runs on the CPU with gloo: two real spawned processes per run.
+
+Each run pays for two processes importing torch, so runs are tiny and shared
+between tests through module fixtures.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from labs.training.config import RunConfig, config_fingerprint, validate_config
+from labs.training.data_parallel import DataParallelError, run_data_parallel
+from labs.training.loop import run_experiment
+
+BASE = {
+    "task": "digits-mlp",
+    "norm": "layer",
+    "effective_batch_size": 32,
+    "accumulation_steps": 2,
+    "loss_scaling": "mean",
+    "optimizer": "sgd",
+    "learning_rate": 0.05,
+    "steps": 3,
+    "seed": 0,
+}
+
+
+def config(**changes) -> RunConfig:
+    parsed, errors = validate_config({**BASE, **changes})
+    assert not errors, errors
+    return parsed
+
+
+def flat_weights(model: torch.nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def spawned_children() -> list[int]:
+    """Live (not zombie) processes whose parent is this test process and that multiprocessing spawned."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended while we looked
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"spawn_main" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def one_process():
+    return run_experiment(config(accumulation_steps=4), device="cpu", keep_model=True)
+
+
+@pytest.fixture(scope="module")
+def no_sync():
+    return run_experiment(config(processes=2, sync="no_sync"), device="cpu", keep_model=True)
+
+
+def test_two_processes_of_two_micro_batches_train_the_weights_of_one_process_of_four(one_process, no_sync):
+    ours, reference = flat_weights(no_sync.model), flat_weights(one_process.model)
+    assert ((ours - reference).norm() / reference.norm()).item() < 1e-5
+    assert [p["loss"] for p in no_sync.curve] == pytest.approx([p["loss"] for p in one_process.curve], rel=1e-5)
+    assert no_sync.grad_equivalence_error < 1e-5
+    assert no_sync.config["processes"] == 2 and no_sync.status == "finished"
+
+
+def test_no_sync_all_reduces_n_times_less_than_every_micro_batch(no_sync):
+    every = run_experiment(config(processes=2, sync="every_micro"), device="cpu")
+    n, steps = BASE["accumulation_steps"], BASE["steps"]
+    assert no_sync.allreduce_calls == steps  # the tiny model's gradients fit one bucket
+    assert every.allreduce_calls == n * no_sync.allreduce_calls
+    assert every.allreduce_bytes == n * no_sync.allreduce_bytes
+    assert no_sync.allreduce_bytes == steps * 4 * no_sync.parameter_count  # fp32 gradients
+    assert every.grad_equivalence_error < 1e-5
+    assert no_sync.communication_seconds > 0 and no_sync.compute_seconds > 0
+
+
+@pytest.mark.parametrize(("scaling", "matches"), [("mean", True), ("mean_of_rank_means", False)])
+def test_token_mean_counts_tokens_across_processes(scaling, matches):
+    # Sequences differ in length, so the two ranks' shares hold different numbers of tokens.
+    lm = {"task": "tiny-lm", "norm": "layer", "effective_batch_size": 8, "steps": 1, "learning_rate": 0.01}
+    result = run_experiment(config(**lm, processes=2, loss_scaling=scaling), device="cpu")
+    # The logged loss is the real token mean either way; the gradient is only right with "mean".
+    single = run_experiment(config(**lm, accumulation_steps=4), device="cpu")
+    assert result.final_loss == pytest.approx(single.final_loss, rel=1e-6)
+    assert (result.grad_equivalence_error < 1e-5) is matches
+    if not matches:
+        assert result.grad_equivalence_error > 1e-3
+
+
+@pytest.mark.parametrize("how", ["raise", "exit"])
+def test_a_failing_process_fails_the_run_with_a_reason_and_leaves_no_process(how):
+    with pytest.raises(DataParallelError) as failure:
+        run_data_parallel(config(processes=2), device="cpu", fault=(1, 1, how))
+    expected = "RuntimeError: fault injected at step 1" if how == "raise" else "ended with exit code 3"
+    assert "Process 1 of 2" in str(failure.value) and expected in str(failure.value)
+    assert spawned_children() == []
+
+
+def test_cancelling_stops_every_process():
+    seen = []
+    result = run_experiment(
+        config(processes=2, steps=20),
+        device="cpu",
+        on_progress=lambda point, done, total: seen.append(done),
+        should_stop=lambda: len(seen) >= 2,
+    )
+    assert result.status == "cancelled" and 2 <= result.steps_done < 20
+    assert spawned_children() == []
+
+
+def test_settings_for_processes_are_checked_and_old_runs_keep_their_fingerprint():
+    old = config(accumulation_steps=4)
+    assert "processes" not in old.to_dict() and "sync" not in old.to_dict()
+    assert config_fingerprint(old) == config_fingerprint(RunConfig(**{**BASE, "accumulation_steps": 4}))
+    assert config(processes=2).to_dict()["processes"] == 2
+    assert config(processes=2).micro_batch_size == 8
+    _, errors = validate_config({**BASE, "processes": 4, "accumulation_steps": 16})
+    assert "4 × 16 = 64" in errors["accumulation_steps"][0]
+    _, errors = validate_config({**BASE, "processes": 3})
+    assert errors["processes"] == ["processes must be one of: 1, 2, 4; got 3."]
+    _, errors = validate_config({**BASE, "processes": 4}, max_processes=2)
+    assert errors["processes"] == ["processes must be at most 2 on this worker machine; got 4."]
+    _, errors = validate_config({**BASE, "sync": "sometimes"})
+    assert "sync must be one of: no_sync, every_micro" in errors["sync"][0]
+    _, errors = validate_config({**BASE, "loss_scaling": "mean_of_rank_means"})
+    assert errors["loss_scaling"] == ["loss_scaling mean_of_rank_means needs processes of 2 or more."]
