@@ -75,6 +75,7 @@ class RunCommand:
         self.log_path = tmp_path / "run-command.log"
         self.release_file = tmp_path / "release"
         self.process: subprocess.Popen | None = None
+        self.test_began_at = 0  # where the current test's part of the output begins
 
     def start(self, env_for) -> None:
         web_port, redis_port = free_port(), free_port()
@@ -206,8 +207,8 @@ class RunCommand:
             return log.read()
 
     def server_errors(self) -> list[str]:
-        """Lines of the run command's output (every start) that show an HTTP 5xx or a Django error."""
-        lines = self.log_path.read_bytes().splitlines()
+        """Lines of the run command's output since the test began that show an HTTP 5xx or a Django error."""
+        lines = self.output_since(self.test_began_at).splitlines()
         return [line.decode(errors="replace") for line in lines if SERVER_ERROR.search(line)]
 
     def web_answers(self) -> bool:
@@ -246,6 +247,7 @@ def run_command(run_command_stack, site_env):
     if not stack.running():
         stack.start(site_env)
     stack.release()
+    stack.test_began_at = stack.log_size()
     yield stack
     stack.release()
 
