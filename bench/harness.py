@@ -61,7 +61,7 @@ class Site:
     processes: _Processes = field(repr=False)
 
     def start_worker(self, *, beat: bool = True) -> subprocess.Popen:
-        """`celery -A config worker -Q gpu --concurrency 1` (with --beat), as in the Procfile."""
+        """`celery -A config worker -Q gpu --concurrency 1`, with beat embedded (the run command runs it apart)."""
         command = [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", "gpu", "--concurrency", "1"]
         command += ["--loglevel", "INFO", "--hostname", "bench@%h", "--without-gossip", "--without-mingle"]
         if beat:

@@ -160,7 +160,8 @@ def _store(mine, result: dict[str, Any]) -> None:
 
 
 def _pause_requested(done_steps: int) -> bool:
-    return bool(settings.LAB_PAUSE_RELEASE_FILE) and done_steps == settings.LAB_PAUSE_AT_STEP
+    release = settings.LAB_PAUSE_RELEASE_FILE
+    return bool(release) and done_steps == settings.LAB_PAUSE_AT_STEP and not Path(release).exists()
 
 
 class _Reporter:
