@@ -250,6 +250,7 @@ LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running ru
 LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
 LAB_SUBMIT_RATE = env_str("LAB_SUBMIT_RATE", "30/h")  # submissions (a preset sweep is one) per learner
 LAB_TORCH_THREADS = env_int("LAB_TORCH_THREADS", 0)  # CPU threads per training run; 0: half the cores
+LAB_MAX_PROCESSES = env_int("LAB_MAX_PROCESSES", 2)  # data-parallel processes (G) one run may use; see README
 LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
 LAB_PROGRESS_INTERVAL = env_float("LAB_PROGRESS_INTERVAL", 0.4)  # seconds between progress writes
 LAB_HEARTBEAT_INTERVAL = env_float("LAB_HEARTBEAT_INTERVAL", 5)  # a running run says it is alive this often
@@ -258,6 +259,8 @@ LAB_MAX_ATTEMPTS = env_int("LAB_MAX_ATTEMPTS", 3)  # claims before a run whose w
 LAB_SWEEP_INTERVAL = env_float("LAB_SWEEP_INTERVAL", 15)  # how often the sweeper looks for dead runs
 LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for runs stored while Redis was down
 LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", LAB_HARD_TIME_LIMIT + 300)  # re-send a message Redis may have lost
+LAB_WORKER_TTL = env_float("LAB_WORKER_TTL", 15)  # a worker shows as connected this long after its last heartbeat
+LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it trains on; empty: detect (nvidia-smi)
 # Test-only: a run holds after this step (its progress written) until the release file exists or it
 # is cancelled, so tests can act on a run at a known step whatever the machine's speed. 0: off.
 LAB_PAUSE_AT_STEP = env_int("LAB_PAUSE_AT_STEP", 0)

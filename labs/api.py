@@ -6,6 +6,7 @@ like any form post (`_csrf_refusal`). Errors are JSON: {"error": ..., "fields": 
 
 import json
 
+from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.urls import reverse
@@ -20,6 +21,7 @@ from quizzes.openapi import register as register_openapi
 from . import openapi_spec, selectors, services
 from .export import run_payload
 from .forms import translated_errors
+from .queue import queue_state, run_queue
 from .throttle import submission_throttled
 
 register_openapi(openapi_spec.PATHS, openapi_spec.COMPONENTS)  # served at /api/openapi.json
@@ -62,7 +64,7 @@ def run_create(request: HttpRequest) -> JsonResponse:
         data = json.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError):
         return _error(_("The body must be a JSON object with the run settings."), 400)
-    config, errors = validate_config(data)
+    config, errors = validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
     if config is None:
         return _error(_("Some settings are not valid."), 400, translated_errors(errors))
     if submission_throttled(request, user):
@@ -86,7 +88,15 @@ def run_detail(request: HttpRequest, run_id: int) -> JsonResponse:
     run = selectors.run_visible(run_id=run_id, user=api_user(request))
     if run is None:
         return _error(_("There is no run with this id that you can see."), 404)
-    return JsonResponse(run_payload(run))
+    return JsonResponse(run_payload(run) | {"queue": run_queue(run)})
+
+
+@csrf_exempt  # read-only: other methods get a 405, not the CSRF failure page
+@require_GET
+def queue(request: HttpRequest) -> JsonResponse:
+    state = queue_state()
+    workers = [{"name": w.name, "device": w.device, "running": w.running} for w in state.workers]
+    return JsonResponse({"workers": workers, "waiting": state.waiting})
 
 
 @csrf_exempt  # see _csrf_refusal

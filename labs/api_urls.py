@@ -10,4 +10,5 @@ urlpatterns = [
     path("api/labs/runs", api.run_create, name="runs"),
     path("api/labs/runs/<int:run_id>", api.run_detail, name="run"),
     path("api/labs/runs/<int:run_id>/cancel", api.run_cancel, name="cancel"),
+    path("api/labs/queue", api.queue, name="queue"),
 ]

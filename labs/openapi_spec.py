@@ -135,7 +135,47 @@ COMPONENTS = {
                 "seconds": {"type": "number"},
             },
         },
-        "LabRun": {"type": "object", "required": _RUN_REQUIRED, "properties": _RUN_PROPERTIES},
+        "LabRun": {
+            "type": "object",
+            "required": [*_RUN_REQUIRED, "queue"],
+            "properties": _RUN_PROPERTIES | {"queue": {"$ref": "#/components/schemas/LabRunQueue"}},
+        },
+        "LabRunQueue": {
+            "type": "object",
+            "required": ["position", "waiting", "workers_connected", "estimate_seconds"],
+            "properties": {
+                "position": {
+                    "type": ["integer", "null"],
+                    "minimum": 1,
+                    "description": "1: the next run a worker takes. null unless the run is queued.",
+                },
+                "waiting": {"type": "integer", "minimum": 0, "description": "Runs queued, from every learner."},
+                "workers_connected": {"type": "integer", "minimum": 0, "description": "0: the run waits for one."},
+                "estimate_seconds": {
+                    "type": ["number", "null"],
+                    "description": "Until a queued run should be done, from recent runs; null when unknown.",
+                },
+            },
+        },
+        "LabQueue": {
+            "type": "object",
+            "required": ["workers", "waiting"],
+            "properties": {
+                "workers": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "device", "running"],
+                        "properties": {
+                            "name": {"type": "string"},
+                            "device": {"type": "string", "examples": ["cpu", "NVIDIA H200"]},
+                            "running": {"type": ["integer", "null"], "description": "Id of the run it trains now."},
+                        },
+                    },
+                },
+                "waiting": {"type": "integer", "minimum": 0},
+            },
+        },
         "LabRunWithoutCurve": {
             "type": "object",
             "description": "A run as the cancel answer gives it: everything but the loss curve.",
@@ -185,6 +225,14 @@ PATHS = {
                 "200": _json(_RUN, "The run."),
                 "404": _json(_ERROR, "No such run, or it is private."),
             },
+        }
+    },
+    "/api/labs/queue": {
+        "get": {
+            "summary": "The lab queue: connected workers, what each runs, and how many runs wait",
+            "tags": ["labs"],
+            "security": [*_SECURITY, {}],
+            "responses": {"200": _json({"$ref": "#/components/schemas/LabQueue"}, "The queue now.")},
         }
     },
     "/api/labs/runs/{run_id}/cancel": {

@@ -14,6 +14,7 @@ urlpatterns = [
     path("runs/<int:run_id>/share/", views.run_share_reset, name="share_reset"),
     path("shared/<str:token>/", views.run_shared, name="shared"),
     path("compare/", views.compare, name="compare"),
+    path("live/", views.live, name="live"),
     path("compare/runs.json", views.compare_json, name="compare_json"),
     path("compare/curves.csv", views.compare_csv, name="compare_csv"),
 ]

@@ -19,6 +19,7 @@ from .export import chart_payload, curves_csv, run_payload
 from .forms import RunForm
 from .models import LabRun, new_share_token
 from .presets import PRESETS, preset_get
+from .queue import estimate_text, queue_state, run_queue
 from .throttle import submission_throttled
 
 X_AXES = ("step", "samples", "seconds")
@@ -33,7 +34,19 @@ def index(request: HttpRequest) -> HttpResponse:
 def _index_context(request: HttpRequest, form: RunForm) -> dict:
     user = request.user
     runs = list(selectors.runs_of(user)[:20]) if user.is_authenticated else []
-    return {"presets": PRESETS.values(), "form": form, "runs": runs}
+    return {"presets": PRESETS.values(), "form": form, "runs": runs, **_live_context(runs)}
+
+
+def _live_context(picker_runs: list[LabRun]) -> dict:
+    """The queue panel and the poll that keeps the listed runs' statuses live."""
+    return {"queue": queue_state(), "live_active": any(run.is_active for run in picker_runs)}
+
+
+@require_GET
+def live(request: HttpRequest) -> HttpResponse:
+    """The statuses of the viewer's listed runs and the queue panel, swapped in out of band."""
+    runs = list(selectors.runs_of(request.user)[:20]) if request.user.is_authenticated else []
+    return render(request, "labs/live.html", {"picker_runs": runs, **_live_context(runs)})
 
 
 @require_GET
@@ -109,8 +122,13 @@ def run_shared(request: HttpRequest, token: str) -> HttpResponse:
 
 def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
     is_owner = request.user.is_authenticated and request.user.pk == run.user_id
+    state = queue_state()
+    run_queue_block = run_queue(run, state)
     context = {
         "run": run,
+        "queue": state,
+        "run_queue": run_queue_block,
+        "estimate": estimate_text(run_queue_block["estimate_seconds"]),
         "is_owner": is_owner,
         "chart": chart_payload([run]),
         "poll_url": request.path,
@@ -149,10 +167,18 @@ def run_share_reset(request: HttpRequest, run_id: int) -> HttpResponse:
 def compare(request: HttpRequest) -> HttpResponse:
     runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
     context = _compare_context(request, runs)
-    if request.user.is_authenticated and not request.htmx:
-        context["own_runs"] = list(selectors.runs_of(request.user)[:20])
-    template = "labs/compare.html#results" if request.htmx else "labs/compare.html"
-    return render(request, template, context)
+    if request.htmx and not request.GET.get("live"):  # the preset page's poll: its results only
+        return render(request, "labs/compare.html#results", context)
+    own_runs = list(selectors.runs_of(request.user)[:20]) if request.user.is_authenticated else []
+    # One request per poll: the results table's poll brings the listed runs' statuses and the
+    # queue too, and the list polls by itself only once no compared run is active.
+    context |= {
+        "own_runs": own_runs,
+        "queue": queue_state(),
+        "live_active": not context["any_active"] and any(run.is_active for run in own_runs),
+        "poll_url": context["poll_url"] + "&live=1",
+    }
+    return render(request, "labs/compare_poll.html" if request.htmx else "labs/compare.html", context)
 
 
 @require_GET

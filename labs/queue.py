@@ -1,0 +1,167 @@
+"""Where a run stands in the queue: which workers are connected, how many runs wait, and when a
+queued run should be done.
+
+Each worker's main process writes a heartbeat key to the cache (Redis) every few seconds, with a
+TTL, so a worker that dies simply disappears (`worker_heartbeat`, started from config/celery.py).
+What a worker is running comes from the database: the run rows it claimed (`LabRun.worker`).
+"""
+
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import threading
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from .models import LabRun
+
+KEY_PREFIX = "labs:worker:"
+RECENT_RUNS = 20  # finished runs the estimate is the median of
+
+
+@dataclass(frozen=True)
+class Worker:
+    name: str  # the Celery hostname, as stored in LabRun.worker
+    device: str  # "cpu", or the GPU's model
+    running: int | None  # id of the run it trains now
+
+
+@dataclass(frozen=True)
+class QueueState:
+    workers: list[Worker]
+    waiting: int  # queued runs
+
+
+# ---------------------------------------------------------------- the worker side
+
+
+def worker_device() -> str:
+    """What this worker trains on, found without importing torch: the worker's parent process must
+    not initialise CUDA before it forks (see labs/execution.py)."""
+    if settings.LAB_WORKER_DEVICE:
+        return settings.LAB_WORKER_DEVICE
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    nvidia_smi = shutil.which("nvidia-smi")
+    if visible in ("", "-1") or nvidia_smi is None:
+        return "cpu"
+    command = [nvidia_smi, "--query-gpu=name", "--format=csv,noheader"]
+    first = (visible or "").split(",")[0].strip()
+    if first:
+        command += ["-i", first]
+    try:
+        names = subprocess.run(command, capture_output=True, text=True, timeout=10, check=True).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return "cpu"
+    return names[0].strip() or "cpu"
+
+
+def worker_publish(*, name: str, device: str) -> None:
+    cache.set(KEY_PREFIX + name, {"name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
+
+
+def worker_forget(*, name: str) -> None:
+    cache.delete(KEY_PREFIX + name)
+
+
+def worker_heartbeat(*, name: str) -> threading.Event:
+    """Publish this worker now and every LAB_WORKER_TTL / 3 seconds; set the returned event to stop."""
+    device = worker_device()
+    stop = threading.Event()
+
+    def beat() -> None:
+        while True:
+            try:
+                worker_publish(name=name, device=device)
+            except Exception:  # Redis away: the key expires and the worker shows as gone until it is back
+                pass
+            if stop.wait(settings.LAB_WORKER_TTL / 3):
+                return
+
+    worker_publish(name=name, device=device)
+    threading.Thread(target=beat, name="lab-worker-heartbeat", daemon=True).start()
+    return stop
+
+
+# ---------------------------------------------------------------- the site side
+
+
+def connected_workers() -> list[Worker]:
+    # The cache API cannot list keys; the Redis client behind it can (SCAN, never KEYS).
+    client = cache._cache.get_client()
+    full_prefix = cache.make_key(KEY_PREFIX)
+    names = sorted(key.decode()[len(full_prefix) :] for key in client.scan_iter(match=full_prefix + "*", count=100))
+    found = cache.get_many([KEY_PREFIX + name for name in names])
+    running = dict(
+        LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=names)
+        .order_by("started_at")
+        .values_list("worker", "pk")
+    )
+    return [
+        Worker(name=name, device=found[KEY_PREFIX + name]["device"], running=running.get(name))
+        for name in names
+        if KEY_PREFIX + name in found
+    ]
+
+
+def queue_state() -> QueueState:
+    return QueueState(workers=connected_workers(), waiting=LabRun.objects.filter(status=LabRun.Status.QUEUED).count())
+
+
+def queue_position(run: LabRun) -> int | None:
+    """1 for the next run a worker takes. Runs are dispatched in the order they were submitted."""
+    if run.status != LabRun.Status.QUEUED:
+        return None
+    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED)
+    ahead = queued.filter(created_at__lt=run.created_at).count()
+    ahead += queued.filter(created_at=run.created_at, pk__lt=run.pk).count()
+    return ahead + 1
+
+
+def typical_run_seconds() -> float | None:
+    """Median time from claim to finish of recent runs that really trained (not reused results)."""
+    recent = (
+        LabRun.objects.filter(status=LabRun.Status.SUCCEEDED, reused_from__isnull=True)
+        .exclude(started_at=None)
+        .exclude(finished_at=None)
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT_RUNS]
+    )
+    seconds = [(finished - started).total_seconds() for started, finished in recent]
+    return statistics.median(seconds) if seconds else None
+
+
+def estimate_seconds(*, position: int | None, workers: int) -> float | None:
+    """Until a queued run is done: its turn comes after the runs ahead, shared among the workers."""
+    typical = typical_run_seconds()
+    if position is None or not workers or typical is None:
+        return None
+    return typical * math.ceil(position / workers)
+
+
+def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
+    """The API's `queue` block of a run (and what its page says)."""
+    state = state or queue_state()
+    position = queue_position(run)
+    return {
+        "position": position,
+        "waiting": state.waiting,
+        "workers_connected": len(state.workers),
+        "estimate_seconds": estimate_seconds(position=position, workers=len(state.workers)),
+    }
+
+
+def estimate_text(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return _("It should be done in less than a minute.")
+    minutes = round(seconds / 60)
+    return ngettext(
+        "It should be done in about %(minutes)d minute.", "It should be done in about %(minutes)d minutes.", minutes
+    ) % {"minutes": minutes}

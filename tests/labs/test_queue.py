@@ -1,0 +1,177 @@
+"""The queue: positions, the estimate from stored runs, connected workers, and what pages and the API say."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from labs import queue
+from labs.models import LabRun
+
+
+@pytest.fixture
+def finished_in(make_run, learner):
+    """A run that trained for `seconds` (claim to finish), as the estimate reads them."""
+
+    def factory(seconds: float, **fields) -> LabRun:
+        end = timezone.now()
+        start = end - timedelta(seconds=seconds)
+        return make_run(learner, status=LabRun.Status.SUCCEEDED, started_at=start, finished_at=end, **fields)
+
+    return factory
+
+
+def test_queued_runs_are_numbered_in_the_order_they_were_submitted(make_run, learner, other_learner):
+    first, second, third = make_run(learner), make_run(other_learner), make_run(learner)
+    make_run(learner, status=LabRun.Status.RUNNING)
+    assert [queue.queue_position(run) for run in (first, second, third)] == [1, 2, 3]
+
+
+def test_a_run_that_is_not_queued_has_no_position(make_run, learner):
+    assert queue.queue_position(make_run(learner, status=LabRun.Status.RUNNING)) is None
+    assert queue.queue_position(make_run(learner, status=LabRun.Status.SUCCEEDED)) is None
+
+
+def test_runs_submitted_at_the_same_instant_are_ordered_by_id(make_run, learner):
+    first, second = make_run(learner), make_run(learner)
+    LabRun.objects.filter(pk__in=[first.pk, second.pk]).update(created_at=timezone.now())
+    first.refresh_from_db(), second.refresh_from_db()
+    assert (queue.queue_position(first), queue.queue_position(second)) == (1, 2)
+
+
+def test_the_estimate_is_the_median_run_time_times_the_rounds_ahead(finished_in):
+    for seconds in (30, 60, 600):
+        finished_in(seconds)
+    assert queue.typical_run_seconds() == 60
+    assert queue.estimate_seconds(position=1, workers=1) == 60
+    assert queue.estimate_seconds(position=3, workers=1) == 180
+    assert queue.estimate_seconds(position=3, workers=2) == 120
+
+
+def test_reused_results_do_not_count_in_the_estimate(finished_in):
+    original = finished_in(100)
+    finished_in(1, reused_from=original)
+    assert queue.typical_run_seconds() == 100
+
+
+def test_there_is_no_estimate_without_a_worker_or_without_finished_runs(finished_in, db):
+    assert queue.estimate_seconds(position=1, workers=1) is None
+    finished_in(60)
+    assert queue.estimate_seconds(position=1, workers=0) is None
+
+
+def test_estimate_text_says_minutes():
+    assert queue.estimate_text(None) == ""
+    assert queue.estimate_text(20) == "It should be done in less than a minute."
+    assert queue.estimate_text(60) == "It should be done in about 1 minute."
+    assert queue.estimate_text(300) == "It should be done in about 5 minutes."
+
+
+def test_a_published_worker_is_connected_with_the_run_it_trains(make_run, learner, settings):
+    settings.LAB_WORKER_TTL = 30
+    queue.worker_publish(name="gpu-1@host", device="NVIDIA H200")
+    queue.worker_publish(name="cpu-1@host", device="cpu")
+    running = make_run(learner, status=LabRun.Status.RUNNING, worker="gpu-1@host")
+    make_run(learner)
+    state = queue.queue_state()
+    assert state.waiting == 1
+    assert state.workers == [
+        queue.Worker(name="cpu-1@host", device="cpu", running=None),
+        queue.Worker(name="gpu-1@host", device="NVIDIA H200", running=running.pk),
+    ]
+    queue.worker_forget(name="gpu-1@host")
+    assert [w.name for w in queue.connected_workers()] == ["cpu-1@host"]
+
+
+def test_the_device_named_in_the_settings_is_reported(settings):
+    settings.LAB_WORKER_DEVICE = "NVIDIA H200"
+    assert queue.worker_device() == "NVIDIA H200"
+
+
+def test_without_a_gpu_the_device_is_cpu(settings, monkeypatch):
+    settings.LAB_WORKER_DEVICE = ""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert queue.worker_device() == "cpu"
+
+
+# ---------------------------------------------------------------- pages and API
+
+
+def test_a_queued_run_page_says_its_position_and_that_no_worker_is_connected(learner_client, make_run, learner):
+    make_run(learner)
+    run = make_run(learner)
+    page = learner_client.get(f"/en/labs/runs/{run.pk}/").content.decode()
+    assert "Position 2 of 2 in the queue." in page
+    assert "No worker is connected right now: this run waits until one connects." in page
+
+
+def test_a_queued_run_page_gives_an_estimate_when_a_worker_is_connected(learner_client, make_run, learner, finished_in):
+    finished_in(120)
+    queue.worker_publish(name="w@host", device="cpu")
+    run = make_run(learner)
+    page = learner_client.get(f"/en/labs/runs/{run.pk}/").content.decode()
+    assert "Position 1 of 1 in the queue." in page
+    assert "It should be done in about 2 minutes." in page
+    assert "<strong>w@host</strong> · cpu · idle" in page
+
+
+def test_the_queue_panel_is_translated(learner_client, make_run, learner):
+    run = make_run(learner)
+    hindi = learner_client.get(f"/hi/labs/runs/{run.pk}/").content.decode()
+    french = learner_client.get(f"/fr/labs/runs/{run.pk}/").content.decode()
+    assert "अभी कोई worker जुड़ा नहीं है: यह रन" in hindi and "कतार में 1 में से स्थान 1।" in hindi
+    assert "Aucune machine de calcul n’est connectée" in french.replace("&#x27;", "’").replace("'", "’")
+
+
+def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner, finished_in):
+    finished_in(90)
+    queue.worker_publish(name="w@host", device="cpu")
+    make_run(learner)
+    run = make_run(learner)
+    body = learner_client.get(f"/api/labs/runs/{run.pk}").json()
+    assert body["queue"] == {"position": 2, "waiting": 2, "workers_connected": 1, "estimate_seconds": 180}
+
+
+def test_the_api_queue_lists_workers_and_the_waiting_count(client, make_run, learner):
+    queue.worker_publish(name="w@host", device="NVIDIA H200")
+    running = make_run(learner, status=LabRun.Status.RUNNING, worker="w@host")
+    make_run(learner)
+    body = client.get("/api/labs/queue").json()
+    assert body == {"workers": [{"name": "w@host", "device": "NVIDIA H200", "running": running.pk}], "waiting": 1}
+
+
+def test_the_live_poll_updates_every_listed_run_and_stops_when_none_is_active(learner_client, make_run, learner):
+    queued = make_run(learner)
+    done = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    body = learner_client.get("/en/labs/live/", headers={"HX-Request": "true"}).content.decode()
+    assert f'id="pick-status-{queued.pk}" data-hx-swap-oob="true"' in body
+    assert f'id="pick-status-{done.pk}" data-hx-swap-oob="true"' in body
+    assert 'id="lab-queue"' in body and "data-hx-trigger" in body
+    LabRun.objects.filter(pk=queued.pk).update(status=LabRun.Status.SUCCEEDED)
+    body = learner_client.get("/en/labs/live/", headers={"HX-Request": "true"}).content.decode()
+    assert "data-hx-trigger" not in body
+
+
+def test_wide_tables_scroll_in_a_named_focusable_box(learner_client, make_run, learner):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    page = learner_client.get(f"/en/labs/compare/?run={run.pk}").content.decode()
+    assert 'class="lab-scroll" tabindex="0" role="region" aria-label="Settings and results of each run"' in page
+    assert 'aria-label="Your runs"' in page
+
+
+def test_the_compare_poll_brings_the_listed_runs_and_the_queue_in_one_request(learner_client, make_run, learner):
+    compared = make_run(learner, status=LabRun.Status.RUNNING)
+    listed = make_run(learner)
+    page = learner_client.get(f"/en/labs/compare/?run={compared.pk}").content.decode()
+    assert f"/en/labs/compare/?run={compared.share_ref}&amp;live=1" in page
+    assert 'id="lab-live" hidden>' in page  # the results table's poll covers the list
+    poll = learner_client.get(f"/en/labs/compare/?run={compared.pk}&live=1", headers={"HX-Request": "true"})
+    body = poll.content.decode()
+    assert 'id="lab-results"' in body and f'id="pick-status-{listed.pk}" data-hx-swap-oob="true"' in body
+    assert 'id="lab-queue"' in body and 'id="lab-live" hidden data-hx-swap-oob="true">' in body
+
+
+def test_the_preset_page_poll_gets_the_results_only(client, make_run, learner):
+    run = make_run(learner, status=LabRun.Status.RUNNING, preset="memory-vs-n")
+    body = client.get(f"/en/labs/compare/?run={run.pk}", headers={"HX-Request": "true"}).content.decode()
+    assert 'id="lab-results"' in body and "lab-queue" not in body and "pick-status" not in body
