@@ -118,6 +118,10 @@ _METRICS = (
     "grad_equivalence_error",
     "parameter_count",
     "dtype",
+    "allreduce_calls",  # data-parallel runs only: DDP's gradient all-reduces, their bytes and time
+    "allreduce_bytes",
+    "communication_seconds",
+    "compute_seconds",
 )
 
 

@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -11,8 +12,8 @@ def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
     return {field: [gettext(message) for message in messages] for field, messages in errors.items()}
 
 
-def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
-    return [(value, value) for value in values]
+def _choices(values: tuple) -> list[tuple[str, str]]:
+    return [(str(value), str(value)) for value in values]
 
 
 class RunForm(forms.Form):
@@ -55,6 +56,23 @@ class RunForm(forms.Form):
         help_text=_("Leave empty for no clipping."),
     )
 
+    processes = forms.TypedChoiceField(
+        label=_("Processes (G)"),
+        choices=_choices(lab_config.PROCESS_COUNTS),
+        coerce=int,
+        required=False,
+        empty_value=1,  # forms and API clients from before data parallelism send none
+        initial=1,
+        help_text=_("Data parallelism: each process takes an equal share of the effective batch (b × N × G)."),
+    )
+    sync = forms.ChoiceField(
+        label=_("Gradient all-reduce"),
+        choices=_choices(lab_config.SYNCS),
+        required=False,
+        initial="no_sync",
+        help_text=_("no_sync: once per step (after the last micro-batch); every_micro: after every micro-batch."),
+    )
+
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
         super().__init__(*args, **kwargs)
@@ -81,7 +99,8 @@ class RunForm(forms.Form):
             )
         if self.errors:
             return data
-        self.run_config, errors = lab_config.validate_config(data)
+        data["sync"] = data.get("sync") or "no_sync"
+        self.run_config, errors = lab_config.validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
         for field, messages in translated_errors(errors).items():
             for message in messages:
                 self.add_error(None if field == lab_config.NON_FIELD else field, message)

@@ -130,3 +130,19 @@ def test_settings_for_processes_are_checked_and_old_runs_keep_their_fingerprint(
     assert "sync must be one of: no_sync, every_micro" in errors["sync"][0]
     _, errors = validate_config({**BASE, "loss_scaling": "mean_of_rank_means"})
     assert errors["loss_scaling"] == ["loss_scaling mean_of_rank_means needs processes of 2 or more."]
+
+
+def test_the_lab_form_takes_processes_up_to_the_workers_limit(settings):
+    from labs.forms import RunForm
+
+    settings.LAB_MAX_PROCESSES = 2
+    old_post = {**BASE, "grad_clip": ""}  # from before data parallelism: no processes, no sync
+    form = RunForm(old_post)
+    assert form.is_valid(), form.errors
+    assert form.run_config == config()
+    form = RunForm({**old_post, "processes": "2", "sync": "every_micro"})
+    assert form.is_valid(), form.errors
+    assert (form.run_config.processes, form.run_config.sync) == (2, "every_micro")
+    form = RunForm({**old_post, "processes": "4", "effective_batch_size": "64"})
+    assert not form.is_valid()
+    assert form.errors["processes"] == ["processes must be at most 2 on this worker machine; got 4."]
