@@ -6,6 +6,7 @@ TTL, so a worker that dies simply disappears (`worker_heartbeat`, started from c
 What a worker is running comes from the database: the run rows it claimed (`LabRun.worker`).
 """
 
+import logging
 import math
 import os
 import shutil
@@ -14,6 +15,7 @@ import subprocess
 import threading
 from dataclasses import dataclass
 
+import redis
 from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext as _
@@ -21,6 +23,7 @@ from django.utils.translation import ngettext
 
 from .models import LabRun
 
+logger = logging.getLogger(__name__)
 KEY_PREFIX = "labs:worker:"
 RECENT_RUNS = 20  # finished runs the estimate is the median of
 
@@ -92,11 +95,11 @@ def worker_heartbeat(*, name: str) -> threading.Event:
 
 
 def connected_workers() -> list[Worker]:
-    # The cache API cannot list keys; the Redis client behind it can (SCAN, never KEYS).
-    client = cache._cache.get_client()
-    full_prefix = cache.make_key(KEY_PREFIX)
-    names = sorted(key.decode()[len(full_prefix) :] for key in client.scan_iter(match=full_prefix + "*", count=100))
-    found = cache.get_many([KEY_PREFIX + name for name in names])
+    try:
+        names, found = _published_workers()
+    except redis.RedisError:  # Redis away: no heartbeat can be read, and the pages must still answer
+        logger.warning("the worker heartbeats cannot be read: Redis does not answer")
+        return []
     running = dict(
         LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=names)
         .order_by("started_at")
@@ -107,6 +110,14 @@ def connected_workers() -> list[Worker]:
         for name in names
         if KEY_PREFIX + name in found
     ]
+
+
+def _published_workers() -> tuple[list[str], dict]:
+    # The cache API cannot list keys; the Redis client behind it can (SCAN, never KEYS).
+    client = cache._cache.get_client()
+    full_prefix = cache.make_key(KEY_PREFIX)
+    names = sorted(key.decode()[len(full_prefix) :] for key in client.scan_iter(match=full_prefix + "*", count=100))
+    return names, cache.get_many([KEY_PREFIX + name for name in names])
 
 
 def queue_state() -> QueueState:

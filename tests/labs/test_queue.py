@@ -175,3 +175,12 @@ def test_the_preset_page_poll_gets_the_results_only(client, make_run, learner):
     run = make_run(learner, status=LabRun.Status.RUNNING, preset="memory-vs-n")
     body = client.get(f"/en/labs/compare/?run={run.pk}", headers={"HX-Request": "true"}).content.decode()
     assert 'id="lab-results"' in body and "lab-queue" not in body and "pick-status" not in body
+
+
+def test_a_run_still_answers_while_redis_is_away(client, learner, make_run, settings):
+    """With the cache's Redis unreachable, a run's page and API answer; no worker can be shown."""
+    run = make_run(learner)
+    nobody_listens = "redis://127.0.0.1:1/0"  # port 1: refused at once
+    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": nobody_listens}}
+    assert queue.connected_workers() == []
+    assert queue.run_queue(run)["workers_connected"] == 0
