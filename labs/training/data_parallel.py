@@ -25,6 +25,7 @@ import contextlib
 import copy
 import dataclasses
 import io
+import multiprocessing.process
 import os
 import queue
 import socket
@@ -77,19 +78,19 @@ def run_data_parallel(
     context = mp.get_context("spawn")
     messages = context.Queue()
     stop = context.Event()
-    args = (world, _free_port(), backend, config, device_type, str(dtype).removeprefix("torch."))
-    processes = [
-        context.Process(
-            target=_rank_main,
-            args=(rank, *args, timeout_seconds, keep_model, messages, stop, fault),
-            name=f"lab-ddp-rank-{rank}",
-            daemon=True,  # never outlives the worker
-        )
-        for rank in range(world)
-    ]
+    args = (world, _free_port(), backend, config, device_type, str(dtype).removeprefix("torch."), os.getpid())
+    processes: list = []
     try:
-        for process in processes:
-            process.start()
+        with _may_have_children():  # a Process copies this process's settings when it is made
+            for rank in range(world):
+                process = context.Process(
+                    target=_rank_main,
+                    args=(rank, *args, timeout_seconds, keep_model, messages, stop, fault),
+                    name=f"lab-ddp-rank-{rank}",
+                    daemon=True,  # never outlives the worker
+                )
+                processes.append(process)
+                process.start()
         return _supervise(processes, messages, stop, on_progress, should_stop, timeout_seconds, config, dtype)
     finally:
         _tear_down(processes)
@@ -108,6 +109,23 @@ def _backend(device: str | torch.device | None, world: int) -> tuple[str, str]:
             raise ValueError(f"{world} processes need {world} GPUs (one each); this machine has {gpus}.")
         return "cuda", "nccl"
     return "cpu", "gloo"
+
+
+@contextlib.contextmanager
+def _may_have_children():
+    """Celery's pool runs tasks in daemonic processes, which multiprocessing forbids to start
+    children (so they cannot outlive a killed daemon), and leaves its own authkey type, which the
+    spawn pickler refuses. Ours are torn down in a finally, and each
+    rank stops by itself when its parent is gone (_RankRun.agree_to_stop), so lift the flag."""
+    config = multiprocessing.process.current_process()._config
+    saved = dict(config)
+    config["daemon"] = False
+    config["authkey"] = multiprocessing.process.AuthenticationString(bytes(config["authkey"]))
+    try:
+        yield
+    finally:
+        config.clear()
+        config.update(saved)
 
 
 def _free_port() -> int:
@@ -188,7 +206,7 @@ def _tear_down(processes: list) -> None:
 
 
 def _rank_main(
-    rank, world, port, backend, config, device_type, dtype_name, timeout, keep_model, messages, stop, fault
+    rank, world, port, backend, config, device_type, dtype_name, parent, timeout, keep_model, messages, stop, fault
 ) -> None:
     try:
         if device_type == "cpu":  # G processes share the cores; more threads each only contend
@@ -206,7 +224,8 @@ def _rank_main(
         dtype = getattr(torch, dtype_name)
         torch.manual_seed(config.seed)  # the same initialization on every rank (DDP also broadcasts rank 0's)
         model = build_model(config.task, config.norm).to(device=device, dtype=dtype).train()
-        run = _RankRun(config, model, load_task_data(config.task, config.seed), device, dtype, rank, stop, fault)
+        data = load_task_data(config.task, config.seed)
+        run = _RankRun(config, model, data, device, dtype, rank, parent, stop, fault)
         report = (lambda *progress: messages.put(("progress", *progress))) if rank == 0 else None
         result = run.train(report, run.agree_to_stop, keep_model=False)
         if rank == 0:
@@ -252,9 +271,10 @@ def counting_allreduce_hook(stats: CommStats, bucket):
 class _RankRun(_Run):
     """One rank's share of the run: the single-process loop with DDP around the model."""
 
-    def __init__(self, config, model, data, device, dtype, rank, stop, fault) -> None:
+    def __init__(self, config, model, data, device, dtype, rank, parent, stop, fault) -> None:
         super().__init__(config, model, data, device, dtype, rank)
         self.rank, self.world, self.stop, self.fault = rank, config.processes, stop, fault
+        self.parent = parent
         self.ddp = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
         self.comm = CommStats()
         self.ddp.register_comm_hook(self.comm, counting_allreduce_hook)
@@ -265,6 +285,8 @@ class _RankRun(_Run):
     def agree_to_stop(self) -> bool:
         """Before each window, one small all-reduce: rank 0's stop flag and the window's token count."""
         step, self.step = self.step, self.step + 1
+        if os.getppid() != self.parent:  # the worker died: nobody reads our results
+            raise RuntimeError("the process that started this run is gone")
         if self.fault is not None and self.fault[:2] == (self.rank, step):
             if self.fault[2] == "exit":
                 os._exit(3)

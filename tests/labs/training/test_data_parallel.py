@@ -5,6 +5,7 @@ between tests through module fixtures.
 """
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,28 @@ def test_the_lab_form_takes_processes_up_to_the_workers_limit(settings):
     form = RunForm({**old_post, "processes": "4", "effective_batch_size": "64"})
     assert not form.is_valid()
     assert form.errors["processes"] == ["processes must be at most 2 on this worker machine; got 4."]
+
+
+@pytest.mark.integration
+def test_a_data_parallel_run_trains_on_the_real_worker(celery_worker, client, learner, settings):
+    from accounts.models import ApiToken
+    from labs.models import LabRun
+
+    settings.LAB_MAX_PROCESSES = 2
+    _token, raw = ApiToken.issue(user=learner, name="data-parallel")
+    response = client.post(
+        "/api/labs/runs",
+        {**BASE, "processes": 2, "sync": "every_micro"},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {raw}"},
+    )
+    assert response.status_code == 201, response.content
+    run = LabRun.objects.get(pk=response.json()["id"])
+    deadline = time.monotonic() + 180
+    while run.is_active and time.monotonic() < deadline:  # a bound for a stuck worker, not a speed test
+        time.sleep(0.5)
+        run.refresh_from_db()
+    assert run.status == LabRun.Status.SUCCEEDED, (run.error, celery_worker.log_path.read_text()[-3000:])
+    metrics = run.metrics
+    assert metrics["allreduce_calls"] == BASE["steps"] * BASE["accumulation_steps"]
+    assert metrics["grad_equivalence_error"] < 1e-5 and metrics["communication_seconds"] > 0
