@@ -182,6 +182,20 @@ def take_quiz(start_attempt):
     return take
 
 
+def assert_refused(root: Path, extra_question: dict, message: str) -> None:
+    """The demo guide quiz with `extra_question` added does not load, and says `message`."""
+    import re
+
+    from course.content import ContentError
+    from quizzes.content import load_all_quizzes
+
+    quiz = guide_quiz()
+    quiz["questions"].append(extra_question)
+    write_quiz(root, "demo-guide", quiz)
+    with pytest.raises(ContentError, match=re.escape(message)):
+        load_all_quizzes(root, list(LANGS))
+
+
 @pytest.fixture
 def helpers():
     """The helpers above for test modules (conftest modules are not importable by name)."""
@@ -196,6 +210,7 @@ def helpers():
         correct_post=correct_post,
         wrong_post=wrong_post,
         answer_url=answer_url,
+        assert_refused=assert_refused,
     )
 
 
