@@ -232,6 +232,8 @@ def _rank_main(
             messages.put(("result", result.to_dict(), _model_bytes(model) if keep_model else None))
     except BaseException as exc:  # every failure must reach the parent as a reason
         messages.put(("error", rank, f"{type(exc).__name__}: {exc}"[:500]))
+        messages.close()
+        messages.join_thread()  # in the pipe before our peers see us go and report their own errors
         raise SystemExit(1) from None
     finally:
         if dist.is_initialized():
