@@ -42,6 +42,10 @@ _RUN_PROPERTIES = {
                 "wall_seconds",
                 "peak_activation_bytes",
                 "grad_equivalence_error",
+                "allreduce_calls",
+                "allreduce_bytes",
+                "communication_seconds",
+                "compute_seconds",
             )
         }
         | {"diverged": {"type": ["boolean", "null"]}},
@@ -86,7 +90,7 @@ COMPONENTS = {
         "LabRunConfig": {
             "type": "object",
             "additionalProperties": False,
-            "required": [name for name in lab_config.FIELDS if name != "grad_clip"],
+            "required": [name for name in lab_config.FIELDS if name not in ("grad_clip", "processes", "sync")],
             "properties": {
                 "task": {"type": "string", "enum": list(lab_config.TASKS)},
                 "norm": {"type": "string", "enum": list(lab_config.NORMS)},
@@ -101,7 +105,12 @@ COMPONENTS = {
                     "maximum": lab_config.ACCUMULATION_RANGE[1],
                     "description": "N; must divide effective_batch_size (micro-batch = effective ÷ N).",
                 },
-                "loss_scaling": {"type": "string", "enum": list(lab_config.LOSS_SCALINGS)},
+                "loss_scaling": {
+                    "type": "string",
+                    "enum": [*lab_config.LOSS_SCALINGS, lab_config.PER_RANK_SCALING],
+                    "description": f"{lab_config.PER_RANK_SCALING}: with 2 or more processes only, each divides "
+                    "by its own token count (the mistake the data-parallel lab shows).",
+                },
                 "optimizer": {"type": "string", "enum": list(lab_config.OPTIMIZERS)},
                 "learning_rate": {
                     "type": "number",
@@ -115,6 +124,19 @@ COMPONENTS = {
                     "description": f"Optimizer steps; steps × effective_batch_size ≤ {lab_config.SAMPLE_BUDGET}.",
                 },
                 "seed": {"type": "integer", "minimum": lab_config.SEED_RANGE[0], "maximum": lab_config.SEED_RANGE[1]},
+                "processes": {
+                    "type": "integer",
+                    "enum": list(lab_config.PROCESS_COUNTS),
+                    "default": 1,
+                    "description": "G: DistributedDataParallel processes; G × N must divide effective_batch_size. "
+                    "Capped by the worker (LAB_MAX_PROCESSES).",
+                },
+                "sync": {
+                    "type": "string",
+                    "enum": list(lab_config.SYNCS),
+                    "default": "no_sync",
+                    "description": "no_sync: one all-reduce per optimizer step; every_micro: one per micro-batch.",
+                },
                 "grad_clip": {
                     "type": ["number", "null"],
                     "exclusiveMinimum": 0,
