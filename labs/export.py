@@ -4,6 +4,7 @@ import csv
 import io
 from typing import Any
 
+from .downsample import downsample_curve, drawn_number
 from .models import LabRun
 
 METRIC_NAMES = (
@@ -46,14 +47,18 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
 
 
 def chart_payload(runs: list[LabRun]) -> dict[str, Any]:
-    """The data block the charts draw (static/js/labs.js): compact points per run."""
+    """The data block the charts draw (static/js/labs.js): compact points per run, downsampled
+    (labs/downsample.py) so a dozen long runs stay a light page; the exports below keep every point."""
     return {
         "runs": [
             {
                 "id": run.pk,
                 "label": run.label,
                 "status": run.status,
-                "points": [[p.get("step"), p.get("samples"), p.get("seconds"), p.get("loss")] for p in run.curve],
+                "points": [
+                    [p.get("step"), p.get("samples"), drawn_number(p.get("seconds")), drawn_number(p.get("loss"))]
+                    for p in downsample_curve(run.curve)
+                ],
             }
             for run in runs
         ]

@@ -1,0 +1,81 @@
+"""Fewer points for drawing a curve: largest-triangle-three-buckets (LTTB, Steinarsson 2013).
+
+A chart a few hundred pixels wide cannot show 5,000 steps, and a comparison of a dozen such runs
+would put megabytes in the page. LTTB keeps the points that shape the line (spikes included), so
+the drawn curve looks the same. Only the charts use this: exports and the API keep every point.
+Pure Python on purpose: the web process never imports torch, and numpy is not needed for this.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+# Points per run a chart draws; a shorter curve is drawn as it is.
+CHART_POINTS_PER_RUN = 400
+
+Point = dict[str, Any]
+
+
+def lttb_indices(xs: Sequence[float], ys: Sequence[float], n: int) -> list[int]:
+    """Indices of the `n` points that best keep the line's shape, first and last included."""
+    count = len(xs)
+    if n >= count:
+        return list(range(count))
+    if n < 3:
+        return [0, count - 1][:n] if count > 1 else [0]
+    chosen = [0]
+    buckets = n - 2  # the inner points, split evenly (integer bounds: no float rounding at the end)
+
+    def bound(b: int) -> int:
+        return 1 + b * (count - 2) // buckets
+
+    for b in range(buckets):
+        start, end = bound(b), bound(b + 1)
+        # The next bucket's mean; after the last bucket, the next "bucket" is the last point.
+        after_start, after_end = (end, bound(b + 2)) if b + 1 < buckets else (count - 1, count)
+        next_x = sum(xs[after_start:after_end]) / (after_end - after_start)
+        next_y = sum(ys[after_start:after_end]) / (after_end - after_start)
+        ax, ay = xs[chosen[-1]], ys[chosen[-1]]
+        # The point making the largest triangle with the last chosen point and the next bucket's mean.
+        best = max(
+            range(start, end),
+            key=lambda i: abs((ax - next_x) * (ys[i] - ay) - (ax - xs[i]) * (next_y - ay)),
+        )
+        chosen.append(best)
+    chosen.append(count - 1)
+    return chosen
+
+
+def downsample_curve(curve: Sequence[Point], n: int = CHART_POINTS_PER_RUN) -> list[Point]:
+    """At most about `n` whole points of a run's curve (every field kept), chosen by (step, loss).
+
+    Missing losses (a diverged run records None, which the chart draws as a break) are not
+    shapes LTTB can rank: the first point of each stretch of missing losses is kept so the break
+    stays where it was, and the other points share what is left of `n`. A curve that alternates
+    between numbers and gaps can then come back with more than `n` points, never more than it had.
+    """
+    if len(curve) <= n:
+        return list(curve)
+    last = len(curve) - 1
+    gap_starts = [
+        i for i, p in enumerate(curve) if p.get("loss") is None and (i == 0 or curve[i - 1].get("loss") is not None)
+    ]
+    kept = set(gap_starts)
+    if curve[last].get("loss") is None:
+        kept.add(last)
+    finite = [i for i, p in enumerate(curve) if p.get("loss") is not None]
+    if finite:
+        xs = [_x(curve, i) for i in finite]
+        ys = [float(curve[i]["loss"]) for i in finite]
+        kept.update(finite[j] for j in lttb_indices(xs, ys, max(n - len(kept), 2)))
+    return [curve[i] for i in sorted(kept)]
+
+
+def _x(curve: Sequence[Point], index: int) -> float:
+    step = curve[index].get("step")
+    return float(index if step is None else step)
+
+
+def drawn_number(value: Any) -> Any:
+    """Five significant digits: finer than any chart's pixels, and a third of the page weight of
+    a float's seventeen. Whole numbers and missing values pass through."""
+    return float(f"{value:.5g}") if isinstance(value, float) else value
