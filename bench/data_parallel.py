@@ -1,0 +1,246 @@
+"""Benchmark the lab's data-parallel training against a bare DDP loop, and what no_sync saves.
+
+Throughput: the lab (run_experiment with processes = G) against a hand-written
+DistributedDataParallel loop on the same model, data, windows, rank shares, N,
+threads per rank and validation schedule, in the same process setup: G
+processes spawned from this one, gloo on the CPU (nccl with one GPU per rank).
+Each timing covers a whole run from the parent's side, spawning and tearing
+down included, so both pay the same start-up. The two alternate (which goes
+first changes each round) because the machine is shared and noisy; the median
+over rounds is reported, as samples per second of the effective batch. At the
+default sizes start-up (spawning, importing torch, joining the process group)
+is much of each timing; raise --steps to weigh the training loop more.
+
+Communication: the lab's own counts of DDP's gradient all-reduces (calls and
+bytes, on rank 0) for sync = every_micro against no_sync on the same run.
+
+    .venv/bin/python bench/data_parallel.py [--processes 2] [--rounds 3] [--steps 60] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+
+from labs.training.config import RunConfig
+from labs.training.data import load_task_data, sample_windows
+from labs.training.loop import loss_sum, make_optimizer, run_experiment, validation_batches
+from labs.training.models import build_model
+
+AIM = 0.95
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", choices=["digits-mlp", "digits-cnn"], default="digits-mlp")
+    parser.add_argument("--norm", default="layer", choices=["none", "layer", "group"])
+    parser.add_argument("--processes", type=int, default=2, help="G")
+    parser.add_argument("--accumulation", type=int, default=2, help="N per process")
+    parser.add_argument("--batch", type=int, default=64, help="effective batch")
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", type=Path, default=None, help="also write the results to this file")
+    return parser.parse_args(argv)
+
+
+def make_config(args: argparse.Namespace, **changes: Any) -> RunConfig:
+    values = dict(
+        task=args.task,
+        norm=args.norm,
+        effective_batch_size=args.batch,
+        accumulation_steps=args.accumulation,
+        processes=args.processes,
+        sync="no_sync",
+        loss_scaling="mean",
+        optimizer="sgd",
+        learning_rate=0.05,
+        steps=args.steps,
+        seed=0,
+        grad_clip=None,
+    )
+    values.update(changes)
+    return RunConfig(**values)
+
+
+# ---------------------------------------------------------------- the bare loop
+
+
+def bare_rank(rank: int, world: int, port: int, config: RunConfig, curve: Any) -> None:
+    """The textbook DDP accumulation loop on one rank: its contiguous share of each window, N
+    micro-batches, no_sync on all but the last, the loss scaled so DDP's average is the window mean."""
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))  # as the lab's ranks do
+    losses: list[float] = []
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        torch.manual_seed(config.seed)
+        model = build_model(config.task, config.norm).train()
+        ddp = DistributedDataParallel(model)
+        optimizer = make_optimizer(config, model)
+        data = load_task_data(config.task, config.seed)
+        windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
+        share = config.effective_batch_size // world
+        windows = windows[:, rank * share : (rank + 1) * share]
+        n, m = config.accumulation_steps, config.micro_batch_size
+        scale = world / config.effective_batch_size
+        val_batches, _ = validation_batches(data, torch.device("cpu"), torch.float32)
+        every = max(1, config.steps // 10)
+        for step in range(config.steps):
+            optimizer.zero_grad(set_to_none=True)
+            total = torch.zeros((), dtype=torch.float64)
+            for j in range(n):
+                index = windows[step, j * m : (j + 1) * m]
+                with ddp.no_sync() if j < n - 1 else contextlib.nullcontext():
+                    summed = loss_sum(ddp(data.train_x[index]), data.train_y[index])
+                    (summed * scale).backward()
+                total += summed.detach()
+            optimizer.step()
+            dist.all_reduce(total)  # the window's loss over all ranks, as any logged curve needs
+            if rank == 0:
+                losses.append(float(total) / config.effective_batch_size)
+                if (step + 1) % every == 0 or step + 1 == config.steps:
+                    validate(model, val_batches)
+        if rank == 0:
+            curve.put(losses)
+    finally:
+        dist.destroy_process_group()
+
+
+@torch.inference_mode()
+def validate(model: torch.nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
+    model.eval()
+    loss = sum(loss_sum(model(x), y).item() for x, y in batches)
+    model.train()
+    return loss
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def bare_run(config: RunConfig) -> list[float]:
+    curve = mp.get_context("spawn").Queue()  # rank 0 sends its loss curve once, at the end
+    args = (config.processes, free_port(), config, curve)
+    ranks = mp.spawn(bare_rank, args=args, nprocs=config.processes, join=False)
+    while True:
+        try:
+            losses = curve.get(timeout=0.5)
+            break
+        except queue.Empty:
+            ranks.join(timeout=0)  # raises when a rank has failed
+    while not ranks.join():
+        pass
+    return losses
+
+
+def lab_run(config: RunConfig) -> list[float]:
+    return [point["loss"] for point in run_experiment(config).curve]
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def samples_per_second(fn: Any, config: RunConfig) -> float:
+    started = time.perf_counter()
+    fn(config)
+    return config.steps * config.effective_batch_size / (time.perf_counter() - started)
+
+
+def throughput(args: argparse.Namespace) -> dict[str, Any]:
+    config = make_config(args)
+    warm = config.replace(steps=min(5, config.steps))
+    lab_losses, bare_losses = lab_run(warm), bare_run(warm)  # also loads data and warms caches
+    max_diff = max(abs(a - b) for a, b in zip(lab_losses, bare_losses, strict=True))
+    rates: dict[str, list[float]] = {"lab": [], "bare": []}
+    for round_index in range(args.rounds):
+        order = [("lab", lab_run), ("bare", bare_run)]
+        if round_index % 2:
+            order.reverse()  # neither always runs first
+        for name, fn in order:
+            rates[name].append(samples_per_second(fn, config))
+    return {
+        "config": config.to_dict(),
+        "warmup_loss_max_abs_difference": max_diff,
+        "lab_samples_per_second": rates["lab"],
+        "bare_samples_per_second": rates["bare"],
+        "ratio_of_medians": statistics.median(rates["lab"]) / statistics.median(rates["bare"]),
+        "median_paired_ratio": statistics.median(a / b for a, b in zip(rates["lab"], rates["bare"], strict=True)),
+    }
+
+
+def communication(args: argparse.Namespace) -> dict[str, Any]:
+    rows = {}
+    for sync in ("every_micro", "no_sync"):
+        result = run_experiment(make_config(args, sync=sync))
+        rows[sync] = {
+            "allreduce_calls": result.allreduce_calls,
+            "allreduce_bytes": result.allreduce_bytes,
+            "communication_seconds": result.communication_seconds,
+            "compute_seconds": result.compute_seconds,
+            "grad_equivalence_error": result.grad_equivalence_error,
+        }
+    every, once = rows["every_micro"], rows["no_sync"]
+    rows["calls_ratio"] = every["allreduce_calls"] / once["allreduce_calls"]
+    rows["bytes_ratio"] = every["allreduce_bytes"] / once["allreduce_bytes"]
+    return rows
+
+
+def print_report(speed: dict[str, Any], comm: dict[str, Any]) -> None:
+    c = speed["config"]
+    g, n = c["processes"], c["accumulation_steps"]
+    threads = max(1, (os.cpu_count() or 1) // g)
+    print(f"torch {torch.__version__}, gloo on cpu, {os.cpu_count()} cores, {threads} thread(s) a rank")
+    print(
+        f"task {c['task']}, norm {c['norm']}, effective batch {c['effective_batch_size']} = {g} processes x {n} x "
+        f"{c['effective_batch_size'] // (g * n)}, {c['steps']} steps, {len(speed['lab_samples_per_second'])} rounds "
+        "(interleaved, spawn to teardown)\n"
+    )
+    print(f"{'samples/s':<14}{'median':>9}{'min':>9}{'max':>9}")
+    for name in ("lab", "bare"):
+        values = speed[f"{name}_samples_per_second"]
+        print(f"{name:<14}{statistics.median(values):>9.1f}{min(values):>9.1f}{max(values):>9.1f}")
+    print(
+        f"{'  lab / bare':<14}{speed['ratio_of_medians']:>9.3f}   (median of per-round ratios "
+        f"{speed['median_paired_ratio']:.3f}; aim >= {AIM})"
+    )
+    print(f"\nwarm-up curves agree to {speed['warmup_loss_max_abs_difference']:.2e} (max abs loss difference)\n")
+    print(f"gradient all-reduces over {c['steps']} steps (rank 0):")
+    print(f"{'sync':<14}{'calls':>8}{'bytes':>14}{'comm s':>9}{'compute s':>11}{'grad error':>12}")
+    for sync in ("every_micro", "no_sync"):
+        row = comm[sync]
+        print(
+            f"{sync:<14}{row['allreduce_calls']:>8}{row['allreduce_bytes']:>14,}{row['communication_seconds']:>9.3f}"
+            f"{row['compute_seconds']:>11.3f}{row['grad_equivalence_error']:>12.2e}"
+        )
+    print(f"{'  saved':<14}{comm['calls_ratio']:>7.1f}x{comm['bytes_ratio']:>13.1f}x   (expected N = {n})")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    speed = throughput(args)
+    comm = communication(args)
+    print_report(speed, comm)
+    if args.json:
+        args.json.write_text(json.dumps({"torch": torch.__version__, "speed": speed, "communication": comm}, indent=2))
+        print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
