@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,14 @@ GUIDE_LINKED = {
 
 def test_every_slug_the_guides_link_to_is_a_preset():
     assert GUIDE_LINKED <= set(PRESETS)
+
+
+def test_every_preset_a_guide_body_links_to_exists():
+    linked = set()
+    for path in Path(settings.CONTENT_DIR, "guides").glob("*/*.md"):
+        linked |= set(re.findall(r"/(?:en|hi|fr)/labs/presets/([a-z0-9-]+)/", path.read_text(encoding="utf-8")))
+    assert "data-parallel-no-sync" in linked  # the DDP paragraph of the accumulation-loop guide
+    assert linked <= set(PRESETS)
 
 
 def test_every_guide_front_matter_names_an_existing_preset():

@@ -38,6 +38,13 @@ def test_a_preset_page_says_what_to_look_for_and_offers_one_click(learner_client
     assert "Nobody has run this preset yet" in html
 
 
+def test_only_the_data_parallel_preset_shows_processes_and_all_reduce(client, db):
+    data_parallel = client.get(reverse("labs:preset", args=["data-parallel-no-sync"])).content.decode()
+    assert "Processes (G)" in data_parallel and "every_micro" in data_parallel
+    other = client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
+    assert "Processes (G)" not in other
+
+
 def test_an_unknown_preset_is_a_404(client, db):
     assert client.get(reverse("labs:preset", args=["no-such-preset"])).status_code == 404
 
