@@ -142,7 +142,7 @@ def _supervise(processes, messages, stop, on_progress, should_stop, timeout, con
         try:
             message = messages.get(timeout=_POLL_SECONDS)
         except queue.Empty:
-            _check_alive(processes, world)
+            _check_alive(processes, world, messages)
             if time.monotonic() - heard > timeout:
                 raise DataParallelError(
                     f"No process of {world} reported progress for {timeout:.0f} s: one of them is stuck."
@@ -153,16 +153,29 @@ def _supervise(processes, messages, stop, on_progress, should_stop, timeout, con
         if kind == "progress" and on_progress is not None:
             on_progress(*message[1:])
         elif kind == "error":
-            _check_died(processes, world)  # a peer that died is the cause; this rank only lost it
-            raise DataParallelError(f"Process {message[1]} of {world} failed: {message[2]}")
+            _raise_reported(message, processes, world)
         elif kind == "result":
             return _rebuild(message[1], message[2], config, dtype)
 
 
-def _check_alive(processes: list, world: int) -> None:
+def _raise_reported(message: tuple, processes: list, world: int) -> None:
+    _check_died(processes, world)  # a peer that died is the cause; this rank only lost it
+    raise DataParallelError(f"Process {message[1]} of {world} failed: {message[2]}")
+
+
+def _check_alive(processes: list, world: int, messages) -> None:
     for rank, process in enumerate(processes):
         code = process.exitcode
         if code is not None and code != 0:
+            # A rank that reports flushes its reason before it exits, so a reason it sent is in the
+            # pipe by now, even if the poll just before missed it: the reason beats the exit code.
+            while True:
+                try:
+                    message = messages.get_nowait()
+                except queue.Empty:
+                    break
+                if message[0] == "error":
+                    _raise_reported(message, processes, world)
             raise DataParallelError(f"Process {rank} of {world} ended with exit code {code} before the run finished.")
     if all(process.exitcode == 0 for process in processes):
         raise DataParallelError(f"All {world} processes ended without reporting a result.")
@@ -234,7 +247,9 @@ def _rank_main(
         messages.put(("error", rank, f"{type(exc).__name__}: {exc}"[:500]))
         messages.close()
         messages.join_thread()  # in the pipe before our peers see us go and report their own errors
-        raise SystemExit(1) from None
+        # Leave without tearing down the process group: destroying it while a peer waits in a
+        # collective can abort that peer (SIGABRT) before it reports; a closed socket it reports.
+        os._exit(1)
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
