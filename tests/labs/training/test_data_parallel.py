@@ -78,7 +78,8 @@ def test_no_sync_all_reduces_n_times_less_than_every_micro_batch(no_sync):
     assert every.allreduce_bytes == n * no_sync.allreduce_bytes
     assert no_sync.allreduce_bytes == steps * 4 * no_sync.parameter_count  # fp32 gradients
     assert every.grad_equivalence_error < 1e-5
-    assert no_sync.communication_seconds > 0 and no_sync.compute_seconds > 0
+    # Reported, not timed: compute is the window less communication, clamped at 0 on a busy machine.
+    assert no_sync.communication_seconds > 0 and no_sync.compute_seconds >= 0
 
 
 @pytest.mark.parametrize(("scaling", "matches"), [("mean", True), ("mean_of_rank_means", False)])
