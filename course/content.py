@@ -25,6 +25,9 @@ REQUIRED_H2 = [
 REQUIRED_PRACTICE_H3 = ["why-it-matters", "keep-in-mind", "next-steps"]
 MIN_FAQ = 4
 FRONT_MATTER_KEYS = {"order", "title", "summary", "lab_preset", "lab_try", "related"}
+# What a learner needs first and can do afterwards (content/AUTHORING.md, "Prerequisites and objectives").
+COURSE_V2_KEYS = {"prerequisites", "objectives"}
+MIN_OBJECTIVES, MAX_OBJECTIVES = 3, 5
 
 
 class ContentError(ValueError):
@@ -54,6 +57,16 @@ class GuideSource:
     @property
     def faq_count(self) -> int:
         return sum(1 for h in self.headings if h.level == 3 and h.id.startswith("faq-"))
+
+    @property
+    def objectives(self) -> dict[str, str]:
+        """Objective id -> sentence, in the order written (checked by `check_course_v2`)."""
+        return {str(k): str(v).strip() for k, v in (self.meta.get("objectives") or {}).items()}
+
+    @property
+    def prerequisites(self) -> list[dict[str, str]]:
+        """[{'text': ..., 'guide': slug} or {'text': ..., 'url': ...}] (checked by `check_course_v2`)."""
+        return [{k: str(v).strip() for k, v in item.items()} for item in self.meta.get("prerequisites") or []]
 
 
 def split_front_matter(text: str, path: Path) -> tuple[dict, str]:
@@ -96,7 +109,48 @@ def load_guide_file(path: Path) -> GuideSource:
         headings = parse_headings(body)
     except ContentError as exc:
         raise ContentError(f"{path}: {exc}") from None
+    check_course_v2(meta, path)
     return GuideSource(path.parent.name, path.stem, path, meta, body, headings)
+
+
+def check_course_v2(meta: dict, path: Path) -> None:
+    """`prerequisites` and `objectives` are both present and well formed, or both absent."""
+    present = COURSE_V2_KEYS & meta.keys()
+    if not present:
+        return
+    if present != COURSE_V2_KEYS:
+        raise ContentError(f"{path}: front matter has {sorted(present)} but lacks {sorted(COURSE_V2_KEYS - present)}")
+    _check_prerequisites(meta["prerequisites"], path)
+    _check_objectives(meta["objectives"], path)
+
+
+def _check_prerequisites(items, path: Path) -> None:
+    if not isinstance(items, list) or not items:
+        raise ContentError(
+            f"{path}: 'prerequisites' must be a non-empty list of items with 'text' and 'guide' or 'url'"
+        )
+    for number, item in enumerate(items, start=1):
+        where = f"{path}: prerequisite {number}"
+        if not isinstance(item, dict) or set(item) not in ({"text", "guide"}, {"text", "url"}):
+            raise ContentError(f"{where} needs 'text' and exactly one of 'guide: <slug>' or 'url: https://...'")
+        if not isinstance(item["text"], str) or not item["text"].strip():
+            raise ContentError(f"{where}: 'text' must be a non-empty sentence")
+        if "guide" in item and not (isinstance(item["guide"], str) and SLUG_RE.match(item["guide"])):
+            raise ContentError(f"{where}: 'guide' must be a guide slug, found {item['guide']!r}")
+        if "url" in item and not (isinstance(item["url"], str) and re.fullmatch(r"https://\S+", item["url"])):
+            raise ContentError(f"{where}: 'url' must be an https:// address, found {item['url']!r}")
+
+
+def _check_objectives(objectives, path: Path) -> None:
+    if not isinstance(objectives, dict) or not MIN_OBJECTIVES <= len(objectives) <= MAX_OBJECTIVES:
+        raise ContentError(
+            f"{path}: 'objectives' must map between {MIN_OBJECTIVES} and {MAX_OBJECTIVES} ids to sentences"
+        )
+    for oid, sentence in objectives.items():
+        if not isinstance(oid, str) or not SLUG_RE.match(oid):
+            raise ContentError(f"{path}: objective id {oid!r} must be lowercase words joined by hyphens")
+        if not isinstance(sentence, str) or not sentence.strip():
+            raise ContentError(f"{path}: objective '{oid}' needs a sentence saying what the learner can do")
 
 
 def check_anatomy(source: GuideSource) -> None:
@@ -140,6 +194,20 @@ def check_parity(sources: dict[str, GuideSource]) -> None:
         for key in ("order", "lab_preset", "related"):
             if source.meta.get(key) != reference.meta.get(key):
                 raise ContentError(f"{source.path}: '{key}' differs from the '{reference_lang}' version")
+        if list(source.objectives) != list(reference.objectives):
+            raise ContentError(
+                f"{source.path}: objective ids must be those of the '{reference_lang}' version, in the same order: "
+                f"expected {list(reference.objectives)}, found {list(source.objectives)}"
+            )
+        if _targets(source) != _targets(reference):
+            raise ContentError(
+                f"{source.path}: prerequisites must link the same guides and addresses, in the same order, "
+                f"as the '{reference_lang}' version"
+            )
+
+
+def _targets(source: GuideSource) -> list[str]:
+    return [item.get("guide") or item.get("url") for item in source.prerequisites]
 
 
 def guide_folders(content_dir: Path) -> list[Path]:
@@ -154,6 +222,13 @@ def load_all_guides(content_dir: Path, languages: list[str]) -> dict[str, dict[s
         unknown = [r for r in meta.get("related") or [] if r not in guides]
         if unknown:
             raise ContentError(f"guide '{slug}': related guides do not exist: {unknown}")
+        needed = [p["guide"] for p in next(iter(sources.values())).prerequisites if "guide" in p]
+        unknown = [g for g in needed if g not in guides]
+        if unknown:
+            raise ContentError(f"guide '{slug}': prerequisite guides do not exist: {unknown}")
+        later = [g for g in needed if next(iter(guides[g].values())).meta["order"] >= meta["order"]]
+        if later:
+            raise ContentError(f"guide '{slug}': prerequisite guides must come earlier in the course: {later}")
     return guides
 
 

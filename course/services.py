@@ -55,6 +55,8 @@ def _sync_page(guide: Guide, language: str, source) -> str:
     page.title = str(source.meta["title"])
     page.summary = str(source.meta["summary"])
     page.lab_try = str(source.meta.get("lab_try") or "")
+    page.prerequisites = source.prerequisites
+    page.objectives = [{"id": oid, "text": text} for oid, text in source.objectives.items()]
     page.body_markdown = source.body
     page.body_html = rendered.html
     page.toc = rendered.toc

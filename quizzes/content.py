@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from course.content import SLUG_RE, ContentError, guide_folders
+from course.content import SLUG_RE, ContentError, guide_folders, load_guide_file
 
 from . import formulas
 
@@ -45,7 +45,11 @@ QUESTION_KEYS = {
     # spot_bug: a short loop shown with numbered lines; the learner selects the faulty line(s)
     "spot_bug": {"id", "type", "prompt", "code", "bug_lines", "hint", "explanation"},
 }
+# Every question may name the learning objective it examines (content/AUTHORING.md).
+for _keys in QUESTION_KEYS.values():
+    _keys.add("objective")
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
+EXAM_OBJECTIVE_RE = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*):([a-z0-9]+(?:-[a-z0-9]+)*)$")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class QuestionSource:
     tolerance: float = 0.0
     parameters: tuple[tuple[str, tuple[float, ...]], ...] = ()
     formula: str = ""
+    objective: str = ""  # an objective id of the guide; `<guide-slug>:<id>` in the final exam
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,43 @@ def load_all_quizzes(content_dir: Path, languages: list[str]) -> dict[str, QuizS
     files = quiz_files(content_dir)
     if sum(slug == EXAM_SLUG for slug, _ in files) > 1:
         raise ContentError(f"a guide cannot be called '{EXAM_SLUG}': that slug is the final exam's")
-    return {slug: load_quiz(path, slug, languages) for slug, path in files}
+    quizzes = {slug: load_quiz(path, slug, languages) for slug, path in files}
+    check_objectives(quizzes, guide_objectives(content_dir, languages))
+    return quizzes
+
+
+def guide_objectives(content_dir: Path, languages: list[str]) -> dict[str, dict[str, str]]:
+    """Objective id -> sentence of every guide that has a text (the guide loader checks that the
+    languages agree on the ids, so the first language is enough here)."""
+    found = {}
+    for folder in guide_folders(content_dir):
+        path = folder / f"{languages[0]}.md"
+        if path.exists():
+            found[folder.name] = load_guide_file(path).objectives
+    return found
+
+
+def check_objectives(quizzes: dict[str, QuizSource], objectives: dict[str, dict[str, str]]) -> None:
+    """Every question names an objective that exists; a guide with objectives has every question of
+    its quiz mapped and every objective examined by at least one question."""
+    for slug, quiz in quizzes.items():
+        for question in quiz.questions:
+            if not question.objective:
+                continue
+            guide, oid = question.objective.split(":") if quiz.is_exam else (slug, question.objective)
+            if oid not in objectives.get(guide, {}):
+                raise ContentError(
+                    f"{quiz.path}: question '{question.id}' names objective '{question.objective}', "
+                    f"which guide '{guide}' does not declare"
+                )
+        if quiz.is_exam or not objectives.get(slug):
+            continue
+        unmapped = [q.id for q in quiz.questions if not q.objective]
+        if unmapped:
+            raise ContentError(f"{quiz.path}: guide '{slug}' has objectives; these questions name none: {unmapped}")
+        unexamined = [oid for oid in objectives[slug] if oid not in {q.objective for q in quiz.questions}]
+        if unexamined:
+            raise ContentError(f"{quiz.path}: no question examines the objectives {unexamined}")
 
 
 def load_quiz(path: Path, slug: str, languages: list[str]) -> QuizSource:
@@ -122,8 +163,18 @@ def _quiz(data, path: Path, slug: str, languages: list[str], source_hash: str) -
     minimum = MIN_EXAM_BANK if is_exam else MIN_GUIDE_QUESTIONS
     if len(questions) < minimum:
         raise ContentError(f"needs at least {minimum} questions, found {len(questions)}")
+    for question in questions:
+        _check_objective_name(question, is_exam)
     title = _localized(data["title"], languages, "title")
     return QuizSource(slug, is_exam, path, title, questions, source_hash)
+
+
+def _check_objective_name(question: QuestionSource, is_exam: bool) -> None:
+    if not question.objective:
+        return
+    pattern, form = (EXAM_OBJECTIVE_RE, "'<guide-slug>:<objective-id>'") if is_exam else (SLUG_RE, "an objective id")
+    if not pattern.match(question.objective):
+        raise ContentError(f"question '{question.id}': 'objective' must be {form}, found {question.objective!r}")
 
 
 def _question(data, number: int, languages: list[str]) -> QuestionSource:
@@ -136,9 +187,14 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     qtype = data.get("type")
     if qtype not in TYPES:
         raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
-    optional = {"tolerance", "formula", "inputs", "parameters"} | ({"answer"} if "parameters" in data else set())
+    optional = {"tolerance", "formula", "inputs", "parameters", "objective"}
+    optional |= {"answer"} if "parameters" in data else set()
     _check_keys(data, QUESTION_KEYS[qtype] - optional, QUESTION_KEYS[qtype], where)
     texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
+    objective = data.get("objective", "")
+    if not isinstance(objective, str):
+        raise ContentError(f"{where}: 'objective' must be the id of a learning objective")
+    texts["objective"] = objective.strip()
     if qtype == "numeric":
         tolerance = _number(data.get("tolerance", 0), f"{where}: 'tolerance'")
         if tolerance < 0:
