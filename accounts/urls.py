@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
-from django_ratelimit.decorators import ratelimit
+
+from config.ratelimit import rate_limit
 
 from . import views
 
@@ -11,9 +12,7 @@ def _done(name: str):
     return reverse_lazy(f"accounts:{name}")
 
 
-login_view = ratelimit(key="ip", rate="20/m", method="POST", block=True)(
-    auth_views.LoginView.as_view(template_name="accounts/login.html")
-)
+login_view = rate_limit("login", method="POST")(auth_views.LoginView.as_view(template_name="accounts/login.html"))
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
@@ -37,7 +36,7 @@ urlpatterns = [
     ),
     path(
         "password/reset/",
-        ratelimit(key="ip", rate="5/h", method="POST", block=True)(
+        rate_limit("password_reset", method="POST")(
             auth_views.PasswordResetView.as_view(
                 template_name="accounts/form_page.html",
                 email_template_name="accounts/email/password_reset.txt",

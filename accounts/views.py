@@ -7,8 +7,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
-from django_ratelimit.decorators import ratelimit
 
+from config.ratelimit import rate_limit
 from course.models import GuideRead
 from labs.selectors import dashboard_context as labs_dashboard
 from quizzes.selectors import dashboard_context as quizzes_dashboard
@@ -19,7 +19,7 @@ from .services import account_create, profile_for
 
 
 @require_http_methods(["GET", "POST"])
-@ratelimit(key="ip", rate="10/h", method="POST", block=True)
+@rate_limit("signup", method="POST")
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -71,7 +71,7 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-@ratelimit(key="user", rate="20/h", block=True)
+@rate_limit("api_token_create", key="user")
 def token_create(request: HttpRequest) -> HttpResponse:
     form = ApiTokenForm(request.POST)
     if not form.is_valid():

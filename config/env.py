@@ -1,6 +1,7 @@
 """Tiny helpers that read settings from the environment and fail loudly on bad values."""
 
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -49,3 +50,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+_RATE = re.compile(r"\d+/\d*[smhd]")  # django-ratelimit's "count/period": 10/h, 100/5m
+
+
+def env_rate(name: str, default: str) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if not _RATE.fullmatch(raw.strip()):
+        raise ImproperlyConfigured(f"{name} must be a rate like 30/m or 100/5m (s, m, h or d), got {raw!r}")
+    return raw.strip()

@@ -1,12 +1,35 @@
-"""Helpers for django-ratelimit: the client address it counts, and rates read from settings."""
+"""Every rate limit of the site goes through here: settings.RATE_LIMITS names the rates, django-ratelimit
+counts requests in the cache (Redis), and one policy covers a cache that cannot be reached.
+
+    @rate_limit("quiz_answer", key="user_or_ip")            # a view: over the rate, a 429 page
+    if limit_exceeded(request, "lab_submit", key=...): ...  # anywhere else: answer as you see fit
+
+One name is one counter: views that share a name (the certificate page and its API) share the count.
+When the cache is down, requests go through and a warning is logged (RATELIMIT_FAIL_OPEN = True):
+the quotas that bound real cost are counted in the database, and learners are not locked out.
+"""
 
 import ipaddress
+import logging
 from collections.abc import Callable
+from functools import wraps
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
+from django_ratelimit import ALL, UNSAFE
+from django_ratelimit.core import is_ratelimited
+from django_ratelimit.exceptions import Ratelimited
+from redis import RedisError
+
+__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_limit"]
+
+logger = logging.getLogger(__name__)
 
 UNKNOWN = "0.0.0.0"  # no address at all (a Unix socket without a proxy): one shared counter
+
+# "ip", "user", "user_or_ip" (django-ratelimit's keys), or a function (group, request) -> str.
+Key = str | Callable[[str, HttpRequest], str]
 
 
 def _valid(address: str) -> bool:
@@ -32,6 +55,33 @@ def client_ip(request: HttpRequest) -> str:
     return remote if _valid(remote) else UNKNOWN
 
 
-def setting_rate(name: str) -> Callable[[str, HttpRequest], str]:
-    """A rate read from settings on each request, so operators and tests can change it."""
-    return lambda _group, _request: getattr(settings, name)
+def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: str | list = ALL) -> bool:
+    """Counts this request against settings.RATE_LIMITS[name]; True once it is over the rate.
+
+    The rate is read on each request, so operators and tests can change it. `method` limits the
+    counting to some HTTP methods (e.g. "POST": showing a form is free, sending it counts).
+    """
+    try:
+        return is_ratelimited(
+            request, group=name, key=key, rate=settings.RATE_LIMITS[name], method=method, increment=True
+        )
+    except (RedisError, OSError) as exc:  # the documented policy: let it through, say so in the log
+        logger.warning("rate limit %r not checked, the cache is unreachable: %s", name, exc)
+        return False
+
+
+def rate_limit(name: str, *, key: Key = "ip", method: str | list = ALL):
+    """A view decorator: past the rate, RatelimitMiddleware answers with RATELIMIT_VIEW (a 429)."""
+    if name not in settings.RATE_LIMITS:
+        raise ImproperlyConfigured(f"No rate named {name!r} in settings.RATE_LIMITS")
+
+    def decorator(view):
+        @wraps(view)
+        def limited_view(request: HttpRequest, *args, **kwargs):
+            if limit_exceeded(request, name, key=key, method=method):
+                raise Ratelimited
+            return view(request, *args, **kwargs)
+
+        return limited_view
+
+    return decorator

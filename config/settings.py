@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import env_bool, env_float, env_int, env_list, env_str
+from .env import env_bool, env_float, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STATE_DIR = Path(env_str("STATE_DIR", str(BASE_DIR / "var")))
@@ -223,11 +223,31 @@ SILENCED_SYSTEM_CHECKS = [] if HTTPS else ["security.W004", "security.W008", "se
 if HTTPS and not SECURE_HSTS_PRELOAD:
     SILENCED_SYSTEM_CHECKS.append("security.W021")  # the operator chose not to join the preload list
 
-RATELIMIT_USE_CACHE = "default"
-RATELIMIT_FAIL_OPEN = False
-RATELIMIT_VIEW = "config.views.rate_limited"
-RATELIMIT_IP_META_KEY = "config.ratelimit.client_ip"  # the learner's address, also behind the proxy
+# Rate limits, applied by config/ratelimit.py: one counter per name (and per address or learner),
+# kept in the cache. Each is "count/period" (s, m, h, d; 100/5m) and can be set in the environment
+# as <NAME>_RATE, e.g. QUIZ_ANSWER_RATE=60/m.
+RATE_LIMITS = {
+    "signup": env_rate("SIGNUP_RATE", "10/h"),  # accounts created per address
+    "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address
+    "password_reset": env_rate("PASSWORD_RESET_RATE", "5/h"),  # reset e-mails asked for per address
+    "api_token_create": env_rate("API_TOKEN_CREATE_RATE", "20/h"),  # API tokens created per learner
+    "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per address
+    "newsletter_subscribe": env_rate("NEWSLETTER_SUBSCRIBE_RATE", "10/h"),  # subscriptions per address
+    "quiz_start": env_rate("QUIZ_START_RATE", "30/h"),  # quiz attempts started per address
+    "quiz_answer": env_rate("QUIZ_ANSWER_RATE", "30/m"),  # answers per learner (or address)
+    "certificate_claim": env_rate("CERTIFICATE_CLAIM_RATE", "10/h"),  # certificate claims per learner
+    "certificate_lookup": env_rate("CERTIFICATE_LOOKUP_RATE", "60/m"),  # look-ups (page and API) per address
+    "certificate_pdf": env_rate("CERTIFICATE_PDF_RATE", "30/m"),  # certificate PDFs per address
+    "lab_submit": env_rate("LAB_SUBMIT_RATE", "30/h"),  # lab submissions (a preset sweep is one) per learner
+}
 RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
+# When the cache cannot be reached, requests go through (and a warning is logged): a Redis outage
+# must not lock learners out, and the quotas that bound real cost (active lab runs, the daily
+# training budget, exam cool-down and daily limit) are counted in the database.
+RATELIMIT_FAIL_OPEN = True
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_VIEW = "config.views.rate_limited"  # the 429 page (or JSON error under /api/)
+RATELIMIT_IP_META_KEY = "config.ratelimit.client_ip"  # the learner's address, also behind the proxy
 
 # Celery: workers consume the `gpu` queue. The lab run row, not Celery, is the source of truth.
 CELERY_BROKER_URL = REDIS_URL
@@ -248,7 +268,6 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD",
 # Labs: quotas per learner, and the timings that keep runs from being lost or stuck.
 LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running runs per learner
 LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
-LAB_SUBMIT_RATE = env_str("LAB_SUBMIT_RATE", "30/h")  # submissions (a preset sweep is one) per learner
 LAB_TORCH_THREADS = env_int("LAB_TORCH_THREADS", 0)  # CPU threads per training run; 0: half the cores
 LAB_MAX_PROCESSES = env_int("LAB_MAX_PROCESSES", 2)  # data-parallel processes (G) one run may use; see README
 LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
@@ -298,9 +317,6 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 QUIZ_EXAM_QUESTIONS = env_int("QUIZ_EXAM_QUESTIONS", 15)  # questions drawn from the bank per exam attempt
 QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait after finishing an exam attempt
 QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
-QUIZ_ANSWER_RATE = env_str("QUIZ_ANSWER_RATE", "30/m")  # answer submissions per client (django-ratelimit rate)
-QUIZ_START_RATE = env_str("QUIZ_START_RATE", "30/h")  # attempts started per IP address
-CERT_LOOKUP_RATE = env_str("CERT_LOOKUP_RATE", "60/m")  # certificate look-ups (page and API together) per IP
 CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
 # Ed25519 signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
 CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))

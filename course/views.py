@@ -10,7 +10,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_ratelimit.decorators import ratelimit
+
+from config.ratelimit import rate_limit
 
 from . import services
 from .forms import NewsletterForm
@@ -72,7 +73,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @vary_on_headers("HX-Request")
-@ratelimit(key="ip", rate="60/m", block=True)
+@rate_limit("guide_search")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     context = {"query": query, "hits": search_guides(query, get_language()) if query else []}
@@ -88,7 +89,7 @@ def search(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 @require_POST
 @vary_on_headers("HX-Request")
-@ratelimit(key="ip", rate="10/h", block=True)
+@rate_limit("newsletter_subscribe")
 def newsletter_subscribe(request: HttpRequest) -> HttpResponse:
     form = NewsletterForm(request.POST)
     if form.is_valid():

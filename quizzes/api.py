@@ -13,14 +13,11 @@ from django.utils.cache import get_conditional_response
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
-from django_ratelimit.decorators import ratelimit
 
-from config.ratelimit import setting_rate
+from config.ratelimit import rate_limit
 
 from . import credentials, keys, openapi, status_list
 from .models import Certificate, normalize_certificate_id
-
-CERTIFICATE_LOOKUP = "quizzes:certificate-lookup"  # one counter for the page and the API
 
 
 def _public(response: HttpResponse, max_age: int) -> HttpResponse:
@@ -50,7 +47,7 @@ def certificate_json(certificate: Certificate) -> dict:
 
 @csrf_exempt  # read-only, see the module docstring
 @require_GET
-@ratelimit(key="ip", group=CERTIFICATE_LOOKUP, rate=setting_rate("CERT_LOOKUP_RATE"), block=True)
+@rate_limit("certificate_lookup")  # one counter with the verification page
 def certificate(request: HttpRequest, certificate_id: str) -> JsonResponse:
     compact = normalize_certificate_id(certificate_id)
     found = Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None

@@ -14,14 +14,12 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
-from django_ratelimit.decorators import ratelimit
 
 from accounts.forms import validate_printable_name
-from config.ratelimit import setting_rate
+from config.ratelimit import rate_limit
 from course.page_cache import public_page
 
 from . import credentials, services
-from .api import CERTIFICATE_LOOKUP
 from .models import Certificate, normalize_certificate_id
 from .pdf import certificate_pdf
 
@@ -62,7 +60,7 @@ def _linkedin_url(certificate: Certificate, url: str) -> str:
 # A change of status retires the page (services.certificate_revoke, certificate_correct_name).
 @require_GET
 @public_page(timeout=3600)
-@ratelimit(key="ip", group=CERTIFICATE_LOOKUP, rate=setting_rate("CERT_LOOKUP_RATE"), block=True)
+@rate_limit("certificate_lookup")  # one counter with the API
 def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
     certificate = _certificate_or_404(certificate_id)
     if certificate_id != certificate.display_id:
@@ -96,7 +94,7 @@ def _pdf_filename(certificate: Certificate) -> str:
 
 
 @require_GET
-@ratelimit(key="ip", rate="30/m", block=True)
+@rate_limit("certificate_pdf")
 def pdf(request: HttpRequest, certificate_id: str) -> HttpResponse:
     certificate = _certificate_or_404(certificate_id)
     if not certificate.is_valid:

@@ -10,9 +10,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_ratelimit.decorators import ratelimit
 
 from accounts.services import profile_for
+from config.ratelimit import rate_limit
 from course.page_cache import public_page
 
 from . import selectors, services
@@ -20,11 +20,6 @@ from .models import Attempt, Quiz
 
 SESSION_KEY = selectors.SESSION_KEY
 SESSION_MAX_ATTEMPTS = 50
-
-
-def _setting_rate(name: str):
-    """A django-ratelimit rate read from settings on each request (operators and tests change it)."""
-    return lambda group, request: getattr(settings, name)
 
 
 def _owned(request: HttpRequest):
@@ -77,7 +72,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@ratelimit(key="ip", rate=_setting_rate("QUIZ_START_RATE"), block=True)
+@rate_limit("quiz_start")
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = get_object_or_404(selectors.published_quizzes(), slug=slug)
     user = request.user if request.user.is_authenticated else None
@@ -121,7 +116,7 @@ def _question_fragment(
 
 @require_POST
 @vary_on_headers("HX-Request")  # htmx gets the graded card, a plain form post a redirect
-@ratelimit(key="user_or_ip", rate=_setting_rate("QUIZ_ANSWER_RATE"), block=True)
+@rate_limit("quiz_answer", key="user_or_ip")
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
     try:
@@ -162,7 +157,7 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 @login_required
 @require_POST
-@ratelimit(key="user", rate="10/h", block=True)
+@rate_limit("certificate_claim", key="user")
 def claim(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
     try:

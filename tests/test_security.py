@@ -186,7 +186,7 @@ def numeric_quiz(db):
 
 
 def test_quiz_answers_are_limited(client, numeric_quiz, settings):
-    settings.QUIZ_ANSWER_RATE = "2/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "2/m"}
     client.post(reverse("quizzes:start", args=["limits"]))
     attempt = Attempt.objects.get()
 
@@ -199,7 +199,7 @@ def test_quiz_answers_are_limited(client, numeric_quiz, settings):
 
 
 def test_lab_submissions_are_limited_in_the_api(client, learner, settings):
-    settings.LAB_SUBMIT_RATE = "1/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/m"}
     headers = {"Authorization": f"Bearer {ApiToken.issue(user=learner, name='limits')[1]}"}
 
     def submit(seed: int):
@@ -212,7 +212,7 @@ def test_lab_submissions_are_limited_in_the_api(client, learner, settings):
 
 
 def test_lab_submissions_are_limited_on_the_page(learner_client, settings):
-    settings.LAB_SUBMIT_RATE = "1/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/m"}
     form = {**TINY_RUN, "grad_clip": ""}
     assert learner_client.post(reverse("labs:submit"), form).status_code == 302
     assert_slowed_down(learner_client.post(reverse("labs:submit"), {**form, "seed": 2}))
@@ -220,7 +220,7 @@ def test_lab_submissions_are_limited_on_the_page(learner_client, settings):
 
 
 def test_certificate_lookups_are_limited_on_the_page_and_the_api_together(client, db, settings):
-    settings.CERT_LOOKUP_RATE = "3/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "3/m"}
     unknown = "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH"
     page = reverse("certificates:verify", args=[unknown])
     api = reverse("quizzes_api:certificate", args=[unknown])
@@ -231,7 +231,7 @@ def test_certificate_lookups_are_limited_on_the_page_and_the_api_together(client
 
 def test_behind_the_proxy_each_learner_has_their_own_counter(client, db, settings):
     settings.BEHIND_PROXY = True
-    settings.CERT_LOOKUP_RATE = "1/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "1/m"}
     api = reverse("quizzes_api:certificate", args=["AAAA"])
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 404
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 404

@@ -272,7 +272,8 @@ def test_payloads_in_search_newsletter_quiz_and_lab_forms_never_run(
 ):
     from quizzes.models import Attempt, Question
 
-    settings.QUIZ_ANSWER_RATE = "1000/m"  # this test sends many refused answers in a few seconds
+    # This test sends many refused answers in a few seconds.
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1000/m"}
     page, plain = xss_page(), xss_page(htmx=False)
 
     # Search: the query is echoed in the box and in the result line, with and without htmx.

@@ -97,7 +97,7 @@ def near_valid(draw, odd: st.SearchStrategy) -> dict:
 @pytest.fixture
 def lab_limits_out_of_the_way(settings):
     """Quotas and rate limits have their own tests; here every example must reach validation."""
-    settings.LAB_SUBMIT_RATE = "100000/h"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "100000/h"}
     settings.LAB_MAX_ACTIVE_RUNS = 100_000
     settings.LAB_DAILY_SAMPLE_BUDGET = 10**12
 

@@ -47,8 +47,7 @@ def _text(en: str) -> dict[str, str]:
 
 @pytest.fixture
 def quiz(db, settings) -> Quiz:
-    settings.QUIZ_ANSWER_RATE = "100000/m"
-    settings.QUIZ_START_RATE = "100000/h"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "100000/m", "quiz_start": "100000/h"}
     quiz = Quiz.objects.create(slug="fuzz-quiz", title=_text("Fuzz quiz"))
     options = [{"id": oid, "text": _text(oid), "correct": oid in ("forward", "step")} for oid in OPTION_IDS]
     single = [{**option, "correct": option["id"] == "forward"} for option in options]

@@ -136,7 +136,7 @@ def test_the_daily_budget_of_steps_times_batch_is_enforced(client, token, settin
 
 
 def test_submissions_are_rate_limited(client, token, settings):
-    settings.LAB_SUBMIT_RATE = "2/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "2/m"}
     codes = [
         post_json(client, "/api/labs/runs", {**CONFIG, "seed": s}, Authorization=f"Bearer {token}").status_code
         for s in range(3)

@@ -188,7 +188,7 @@ def test_the_dashboard_lists_the_learners_recent_runs(learner_client, learner, m
 
 
 def test_submission_is_rate_limited_per_learner(learner_client, settings):
-    settings.LAB_SUBMIT_RATE = "1/h"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/h"}
     data = {**DEFAULT_CONFIG, "steps": 2, "grad_clip": ""}
     assert learner_client.post(reverse("labs:submit"), data).status_code == 302
     assert learner_client.post(reverse("labs:submit"), {**data, "seed": 1}).status_code == 429

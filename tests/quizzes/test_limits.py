@@ -78,7 +78,7 @@ def test_a_fresh_browser_cannot_walk_around_the_limits_by_logging_in(client, lea
 
 
 def test_answer_submissions_are_rate_limited(client, quizzes, start_attempt, helpers, settings):
-    settings.QUIZ_ANSWER_RATE = "3/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "3/m"}
     attempt = start_attempt(client)
     codes = [
         client.post(helpers.answer_url(attempt, n), helpers.correct_post(attempt, n)).status_code for n in (1, 2, 3, 4)
@@ -88,6 +88,6 @@ def test_answer_submissions_are_rate_limited(client, quizzes, start_attempt, hel
 
 
 def test_starting_attempts_is_rate_limited_per_address(client, quizzes, settings):
-    settings.QUIZ_START_RATE = "2/h"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_start": "2/h"}
     codes = [client.__class__().post(reverse("quizzes:start", args=["demo-guide"])).status_code for _ in range(3)]
     assert codes == [302, 302, 429]

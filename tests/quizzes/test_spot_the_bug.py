@@ -101,7 +101,7 @@ def test_the_guide_quiz_review_marks_the_bug(client, bug_question, take_quiz):
 
 def test_the_exam_review_does_not_mark_the_bug(learner_client, bug_question, take_quiz, settings):
     settings.QUIZ_EXAM_QUESTIONS = 31  # the whole bank, so the spot-the-bug question is drawn
-    settings.QUIZ_ANSWER_RATE = "100/m"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "100/m"}
     exam = take_quiz(learner_client, "final-exam", correct=0)
     review = learner_client.get(reverse("quizzes:result", args=["final-exam", exam.key])).text
     assert "<code>    optimizer.zero_grad()</code>" in review and "tag-key" not in review

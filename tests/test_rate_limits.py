@@ -1,0 +1,76 @@
+"""The one rate-limit helper (config/ratelimit.py): rates come from settings.RATE_LIMITS, one name
+is one counter, and when the cache cannot be reached every limiter lets requests through and logs
+it. The limits on each endpoint are checked in tests/test_security.py and the apps' tests."""
+
+import logging
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.test import RequestFactory
+from django.urls import reverse
+
+from config.env import env_rate
+from config.ratelimit import limit_exceeded, rate_limit
+from labs.throttle import submission_throttled
+
+
+@pytest.fixture
+def cache_down(settings):
+    """The cache pointed at a port where nothing listens, as when Redis has stopped: every cache
+    call raises redis's ConnectionError."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.PooledClientRedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+
+
+def request_from(address: str):
+    return RequestFactory().post("/", REMOTE_ADDR=address)
+
+
+def test_a_rate_counts_per_name_and_per_address(settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "2/m", "login": "1/m"}
+    assert [limit_exceeded(request_from("192.0.2.1"), "signup") for _ in range(3)] == [False, False, True]
+    assert limit_exceeded(request_from("192.0.2.2"), "signup") is False  # another address, its own counter
+    assert limit_exceeded(request_from("192.0.2.1"), "login") is False  # another name, its own counter
+
+
+def test_a_rate_changed_in_settings_applies_at_once(settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "1/m"}
+    assert limit_exceeded(request_from("192.0.2.1"), "signup") is False
+    assert limit_exceeded(request_from("192.0.2.1"), "signup") is True
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "5/m"}
+    assert limit_exceeded(request_from("192.0.2.1"), "signup") is False
+
+
+def test_a_limit_that_is_not_in_the_settings_stops_the_site_at_start():
+    with pytest.raises(ImproperlyConfigured, match="no_such_limit"):
+        rate_limit("no_such_limit")
+
+
+def test_a_rate_from_the_environment_must_read_like_one(monkeypatch):
+    monkeypatch.setenv("QUIZ_ANSWER_RATE", "100/5m")
+    assert env_rate("QUIZ_ANSWER_RATE", "30/m") == "100/5m"
+    monkeypatch.setenv("QUIZ_ANSWER_RATE", "thirty a minute")
+    with pytest.raises(ImproperlyConfigured, match="QUIZ_ANSWER_RATE"):
+        env_rate("QUIZ_ANSWER_RATE", "30/m")
+
+
+def test_when_the_cache_is_down_a_limited_page_still_answers(client, learner, settings, cache_down, caplog):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": "1/m"}
+    wrong = {"username": learner.username, "password": "not-the-password"}
+    with caplog.at_level(logging.WARNING, logger="config.ratelimit"):
+        codes = [client.post(reverse("accounts:login"), wrong).status_code for _ in range(3)]
+    assert codes == [200, 200, 200]  # the form again with its error: not a 500, not a 429
+    assert "rate limit 'login' not checked, the cache is unreachable" in caplog.text
+
+
+def test_when_the_cache_is_down_lab_submissions_are_not_refused(learner, settings, cache_down, caplog):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/h"}
+    with caplog.at_level(logging.WARNING, logger="config.ratelimit"):
+        throttled = [submission_throttled(request_from("192.0.2.1"), learner) for _ in range(2)]
+    assert throttled == [False, False]  # stored, and dispatched once Redis is back
+    assert "rate limit 'lab_submit' not checked" in caplog.text
