@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 from django.conf import settings
+from django.utils.html import escape
 
 from course.content import ContentError, load_all_guides, load_guide
 
@@ -101,3 +102,25 @@ def test_a_prerequisite_guide_must_exist_and_come_earlier(tmp_path):
         load_all_guides(tmp_path, LANGUAGES)
     write_all(tmp_path, "second", 2, prerequisites=[{"text": "First", "guide": "first"}], objectives=OBJECTIVES)
     assert load_all_guides(tmp_path, LANGUAGES)["second"]["en"].prerequisites[0]["guide"] == "first"
+
+
+@pytest.mark.parametrize(
+    ("language", "before", "after"),
+    [
+        ("en", "Before you start", "What you will be able to do"),
+        ("hi", "शुरू करने से पहले", "इसके बाद आप क्या कर पाएँगे"),
+        ("fr", "Avant de commencer", "Ce que vous saurez faire"),
+    ],
+)
+def test_the_guide_page_opens_with_prerequisites_and_objectives(client, synced_content, language, before, after):
+    from course.models import GuidePage
+
+    page = GuidePage.objects.get(guide__slug="the-accumulation-loop", language=language)
+    html = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
+    assert before in html and after in html
+    assert html.index(before) < html.index('id="guide-body"')
+    first, *others = page.prerequisites
+    assert f'href="/{language}/guides/{first["guide"]}/"' in html
+    assert all(f'href="{item["url"]}"' in html for item in others)
+    for objective in page.objectives:
+        assert f'<li id="objective-{objective["id"]}">{escape(objective["text"])}</li>' in html
