@@ -24,9 +24,8 @@ REQUIRED_H2 = [
 ]
 REQUIRED_PRACTICE_H3 = ["why-it-matters", "keep-in-mind", "next-steps"]
 MIN_FAQ = 4
-FRONT_MATTER_KEYS = {"order", "title", "summary", "lab_preset", "lab_try", "related"}
-# What a learner needs first and can do afterwards (content/AUTHORING.md, "Prerequisites and objectives").
-COURSE_V2_KEYS = {"prerequisites", "objectives"}
+# prerequisites / objectives: what a learner needs first and can do afterwards (AUTHORING.md).
+FRONT_MATTER_KEYS = {"order", "title", "summary", "lab_preset", "lab_try", "related", "prerequisites", "objectives"}
 MIN_OBJECTIVES, MAX_OBJECTIVES = 3, 5
 
 
@@ -114,12 +113,7 @@ def load_guide_file(path: Path) -> GuideSource:
 
 
 def check_course_v2(meta: dict, path: Path) -> None:
-    """`prerequisites` and `objectives` are both present and well formed, or both absent."""
-    present = COURSE_V2_KEYS & meta.keys()
-    if not present:
-        return
-    if present != COURSE_V2_KEYS:
-        raise ContentError(f"{path}: front matter has {sorted(present)} but lacks {sorted(COURSE_V2_KEYS - present)}")
+    """`prerequisites` and `objectives` are well formed (their presence is checked with the other keys)."""
     _check_prerequisites(meta["prerequisites"], path)
     _check_objectives(meta["objectives"], path)
 

@@ -120,13 +120,21 @@ def write_payload_content(root) -> None:
         "lab_preset": "memory-vs-n",
         "lab_try": PAYLOADS[2],
         "related": [],
+        "prerequisites": [{"text": PAYLOADS[3], "url": 'https://example.org/"onmouseover="alert(8)'}],
+        "objectives": {"first": PAYLOADS[0], "second": PAYLOADS[1], "third": PAYLOADS[4]},
     }
     for language in ("en", "hi", "fr"):
         front = yaml.safe_dump(meta, allow_unicode=True)
         (folder / f"{language}.md").write_text(f"---\n{front}---\n\n{_heading_block(PAYLOADS[4])}\n", encoding="utf-8")
     texts = [_same_everywhere(f"{p} and `{p}`") for p in PAYLOADS]
     options = [{"id": f"o-{n}", "text": texts[n], "correct": n == 0} for n in range(3)]
-    common = lambda n: {"prompt": texts[n], "hint": texts[n + 1], "explanation": texts[n + 2]}  # noqa: E731
+    objective = ("first", "second", "third", "first", "second")
+    common = lambda n: {  # noqa: E731
+        "prompt": texts[n],
+        "hint": texts[n + 1],
+        "explanation": texts[n + 2],
+        "objective": objective[n],
+    }
     quiz = {
         "title": _same_everywhere(PAYLOADS[5]),
         "questions": [
@@ -161,6 +169,8 @@ def test_payloads_in_markdown_guides_and_quizzes_show_as_text_and_never_run(
         page.goto(f"{live_server.url}/{language}/guides/xss-guide/")
         assert page.locator("h1").inner_text() == f"XSS {PAYLOADS[0]}"  # escaped, shown as written
         expect(page.locator("#try-it")).to_contain_text(PAYLOADS[2])
+        expect(page.locator(".guide-start")).to_contain_text(PAYLOADS[3])  # a prerequisite, as text
+        expect(page.locator("#objective-third")).to_have_text(PAYLOADS[4])
         assert page.locator("#payload-heading, #faq-4").count() == 2
         assert page.locator(".katex").count() > 0  # the formula was rendered, its \href left inert
         assert_inert(page, f"guide in {language}", markdown=True)

@@ -66,7 +66,8 @@ def test_every_guide_has_a_quiz_and_a_lab_preset(slug):
 
 def _write(folder: Path, language: str, body: str, order: int = 1) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    front = f"---\norder: {order}\ntitle: T\nsummary: S\nlab_preset: memory-vs-n\nlab_try: Try it.\nrelated: []\n---\n"
+    front = f"---\norder: {order}\ntitle: T\nsummary: S\nlab_preset: memory-vs-n\nlab_try: Try it.\nrelated: []\n"
+    front += "prerequisites: [{text: PyTorch, url: 'https://pytorch.org/'}]\nobjectives: {a: A., b: B., c: C.}\n---\n"
     (folder / f"{language}.md").write_text(front + body, encoding="utf-8")
 
 

@@ -54,8 +54,8 @@ def test_a_guide_with_prerequisites_and_objectives_loads_them_in_order(tmp_path)
 @pytest.mark.parametrize(
     "extra, message",
     [
-        ({"objectives": OBJECTIVES}, "lacks ['prerequisites']"),
-        ({"prerequisites": PREREQUISITES}, "lacks ['objectives']"),
+        ({"objectives": OBJECTIVES}, "front matter lacks prerequisites"),
+        ({"prerequisites": PREREQUISITES}, "front matter lacks objectives"),
         ({"prerequisites": [], "objectives": OBJECTIVES}, "non-empty list"),
         ({"prerequisites": [{"text": "x"}], "objectives": OBJECTIVES}, "exactly one of 'guide"),
         (

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.conf import settings
 
-from course.content import ContentError
-from quizzes.content import load_all_quizzes
+from course.content import ContentError, guide_folders, load_all_guides
+from quizzes.content import EXAM_SLUG, load_all_quizzes
 
 LANGS = ["en", "hi", "fr"]
 OBJECTIVES = {"pick": "Pick one.", "count": "Count the batch.", "order": "Order the loop."}
@@ -71,6 +72,8 @@ def test_every_objective_is_examined(helpers, tmp_path):
 
 def test_exam_questions_name_guide_and_objective(helpers, tmp_path):
     exam = helpers.exam_bank()
+    for question in exam["questions"]:
+        question["objective"] = "demo-guide:pick"
     exam["questions"][0]["objective"] = "demo-guide:count"
     quizzes = load(tmp_path, helpers, MAPPING, exam=exam)
     assert quizzes["final-exam"].questions[0].objective == "demo-guide:count"
@@ -80,3 +83,53 @@ def test_exam_questions_name_guide_and_objective(helpers, tmp_path):
     exam["questions"][0]["objective"] = "other-guide:count"
     with pytest.raises(ContentError, match="which guide 'other-guide' does not declare"):
         load(tmp_path, helpers, MAPPING, exam=exam)
+
+
+def test_with_guide_texts_every_exam_question_names_an_objective(helpers, tmp_path):
+    exam = helpers.exam_bank()
+    with pytest.raises(ContentError, match="question 'exam-0' needs an 'objective: <guide-slug>:<objective-id>'"):
+        load(tmp_path, helpers, MAPPING, exam=exam)
+    for question in exam["questions"]:
+        question["objective"] = "demo-guide:pick"
+    assert load(tmp_path, helpers, MAPPING, exam=exam)["final-exam"].questions[-1].objective == "demo-guide:pick"
+
+
+# The real course -------------------------------------------------------------------------------
+
+GUIDES = load_all_guides(settings.CONTENT_DIR, LANGS)
+QUIZZES = load_all_quizzes(settings.CONTENT_DIR, LANGS)
+SLUGS = [folder.name for folder in guide_folders(settings.CONTENT_DIR)]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_guide_states_prerequisites_and_3_to_5_objectives_with_the_same_ids_in_every_language(slug):
+    ids = {lang: list(source.objectives) for lang, source in GUIDES[slug].items()}
+    assert 3 <= len(ids["en"]) <= 5, slug
+    assert ids["hi"] == ids["en"] and ids["fr"] == ids["en"]
+    for lang, source in GUIDES[slug].items():
+        assert source.prerequisites, (slug, lang)
+        assert all(sentence for sentence in source.objectives.values()), (slug, lang)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_question_of_a_guide_quiz_names_one_of_its_objectives_and_every_objective_is_examined(slug):
+    objectives = set(GUIDES[slug]["en"].objectives)
+    named = [question.objective for question in QUIZZES[slug].questions]
+    assert set(named) <= objectives, slug
+    assert objectives <= set(named), f"{slug}: objectives without a question: {sorted(objectives - set(named))}"
+
+
+def test_every_exam_question_names_an_objective_of_an_existing_guide():
+    for question in QUIZZES[EXAM_SLUG].questions:
+        guide, _, objective = question.objective.partition(":")
+        assert objective in GUIDES[guide]["en"].objectives, question.id
+
+
+def test_guide_prerequisites_come_earlier_in_the_course():
+    order = {slug: GUIDES[slug]["en"].meta["order"] for slug in SLUGS}
+    for slug in SLUGS:
+        for item in GUIDES[slug]["en"].prerequisites:
+            if "guide" in item:
+                assert order[item["guide"]] < order[slug], (slug, item["guide"])
+            else:
+                assert item["url"].startswith("https://"), (slug, item["url"])
