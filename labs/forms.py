@@ -4,12 +4,19 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from labs.training import config as lab_config
+from labs.training.problems import Problem
+
+
+def translate_problem(problem: str) -> str:
+    """A message from labs.training in the reader's language (its message id and parameters)."""
+    if isinstance(problem, Problem):
+        return gettext(problem.message_id) % problem.params if problem.params else gettext(problem.message_id)
+    return gettext(problem)
 
 
 def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
-    """validate_config's errors in the reader's language: its fixed sentences are msgids
-    (marked with gettext_noop there); sentences with the learner's values stay in English."""
-    return {field: [gettext(message) for message in messages] for field, messages in errors.items()}
+    """validate_config's errors in the reader's language."""
+    return {field: [translate_problem(message) for message in messages] for field, messages in errors.items()}
 
 
 def _choices(values: tuple) -> list[tuple[str, str]]:
@@ -17,8 +24,8 @@ def _choices(values: tuple) -> list[tuple[str, str]]:
 
 
 class RunForm(forms.Form):
-    """The learner's own experiment. Field names are the API's; `labs.training.config` has the
-    final word (validate_config), these fields give translated messages for the common mistakes."""
+    """The learner's own experiment. Field names, choices and limits are the API's, from
+    `labs.training.config`, whose validate_config also checks the rules across fields."""
 
     task = forms.ChoiceField(label=_("Task"), choices=_choices(lab_config.TASKS))
     norm = forms.ChoiceField(label=_("Normalization layer"), choices=_choices(lab_config.NORMS))
@@ -82,21 +89,6 @@ class RunForm(forms.Form):
 
     def clean(self) -> dict:
         data = super().clean()
-        if self.errors:
-            return data
-        effective, n, steps = data["effective_batch_size"], data["accumulation_steps"], data["steps"]
-        if effective % n:
-            self.add_error(
-                "accumulation_steps",
-                _("N must divide the effective batch size: %(effective)d is not divisible by %(n)d.")
-                % {"effective": effective, "n": n},
-            )
-        if steps * effective > lab_config.SAMPLE_BUDGET:
-            self.add_error(
-                None,
-                _("Steps × effective batch size can be at most %(budget)s samples; this run would use %(samples)s.")
-                % {"budget": f"{lab_config.SAMPLE_BUDGET:,}", "samples": f"{steps * effective:,}"},
-            )
         if self.errors:
             return data
         data["sync"] = data.get("sync") or "no_sync"

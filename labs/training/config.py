@@ -4,10 +4,11 @@ This module must not import torch: the web process imports it to validate a
 learner's form without paying for (or depending on) the training stack.
 
 ``validate_config`` takes untrusted JSON-ish input and never raises; errors
-come back as English sentences keyed by field name, with problems that involve
-no single field (unknown settings, the compute budget) under ``"__all__"``
-(Django's key for non-field errors). Fixed sentences are marked with
-``gettext_noop`` and translated where they are shown (labs.forms.translated_errors).
+come back as sentences keyed by field name, with problems that involve no single
+field (unknown settings, the compute budget) under ``"__all__"`` (Django's key for
+non-field errors). Each sentence is a `Problem`: English text that keeps its message
+id and parameters, translated where it is shown (labs.forms.translate_problem). These
+are the only rules: the HTML form and the API schema (labs/schemas.py) call them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from .problems import Problem, gettext_noop
 
 TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm")
 NORMS: tuple[str, ...] = ("none", "batch", "layer", "group")
@@ -62,17 +65,40 @@ DEFAULT_CONFIG: dict[str, Any] = {
 }
 
 
-def gettext_noop(message: str) -> str:
-    """Marks a fixed sentence for translation (Django's extractor knows this name) without
-    importing Django: the web side translates it when it shows the error."""
-    return message
-
-
 # Settings the trainer cannot run, refused before they are queued (tests/labs/training/test_config_space.py).
 BATCH_NORM_NEEDS_TWO = gettext_noop(
     "Batch normalization cannot train the digits-mlp model on micro-batches of one sample: it normalizes "
     "each feature over the micro-batch, and a single sample leaves nothing to compare. Use micro-batches "
     "of at least 2 samples (a larger effective batch or a smaller N), or another normalization."
+)
+UNREADABLE = gettext_noop("These settings could not be read. Please check every field.")
+NOT_AN_OBJECT = gettext_noop("The settings must be a set of named fields (a JSON object).")
+REQUIRED = gettext_noop("%(name)s is required.")
+NAME_NOT_TEXT = gettext_noop("Setting names must be text; got %(got)s.")
+UNKNOWN_SETTING = gettext_noop("%(got)s is not a known setting. The settings are: %(known)s.")
+NOT_A_CHOICE = gettext_noop("%(name)s must be one of: %(options)s; got %(got)s.")
+NOT_A_WHOLE_NUMBER = gettext_noop("%(name)s must be a whole number from %(low)s to %(high)s; got %(got)s.")
+NOT_A_NUMBER = gettext_noop("%(name)s must be a number from %(low)s to %(high)s; got %(got)s.")
+BAD_GRAD_CLIP = gettext_noop(
+    "grad_clip must be empty (no clipping) or a number above 0 and at most %(high)s; got %(got)s."
+)
+TOO_MANY_PROCESSES = gettext_noop("processes must be at most %(allowed)s on this worker machine; got %(got)s.")
+NOT_CANONICAL = gettext_noop("%(name)s=%(got)s is not in canonical form; use validate_config for raw input.")
+PER_RANK_NEEDS_PROCESSES = gettext_noop("loss_scaling %(scaling)s needs processes of 2 or more.")
+PROCESSES_SPLIT_BATCH = gettext_noop(
+    "processes × accumulation_steps must divide effective_batch_size, so every process gets whole "
+    "micro-batches: %(effective)s is not divisible by %(g)s × %(n)s = %(product)s."
+)
+N_ABOVE_BATCH = gettext_noop(
+    "accumulation_steps (%(n)s) cannot be larger than effective_batch_size (%(effective)s): every "
+    "micro-batch needs at least one sample."
+)
+N_SPLITS_BATCH = gettext_noop(
+    "accumulation_steps must divide effective_batch_size: %(effective)s is not divisible by %(n)s."
+)
+OVER_BUDGET = gettext_noop(
+    "steps × effective_batch_size must be at most %(budget)s samples; this run would use %(steps)s × "
+    "%(effective)s = %(samples)s. Lower steps or effective_batch_size."
 )
 # Models whose BatchNorm sees one value per feature and sample (a CNN's sees every pixel: it trains).
 _BATCH_NORM_PER_FEATURE = ("digits-mlp",)
@@ -133,25 +159,25 @@ def config_fingerprint(config: RunConfig) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def validate_config(data: Any, max_processes: int = MAX_PROCESSES) -> tuple[RunConfig | None, dict[str, list[str]]]:
+def validate_config(data: Any, max_processes: int = MAX_PROCESSES) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     """Parse untrusted settings. Returns (config, {}) or (None, errors).
     ``max_processes`` is the most processes the worker machine allows."""
     try:
         config, errors = _validate(data)
         if config is not None and config.processes > max_processes:
-            return None, {"processes": [_too_many_processes(config.processes, max_processes)]}
+            return None, {"processes": [Problem(TOO_MANY_PROCESSES, allowed=max_processes, got=config.processes)]}
         return config, errors
     except Exception:
-        return None, {NON_FIELD: ["These settings could not be read. Please check every field."]}
+        return None, {NON_FIELD: [Problem(UNREADABLE)]}
 
 
 # ---------------------------------------------------------------- internals
 
 
-def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
+def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     if not isinstance(data, dict):
-        return None, {NON_FIELD: ["The settings must be a set of named fields (a JSON object)."]}
-    errors: dict[str, list[str]] = {}
+        return None, {NON_FIELD: [Problem(NOT_AN_OBJECT)]}
+    errors: dict[str, list[Problem]] = {}
     _check_keys(data, errors)
     values: dict[str, Any] = {}
     for name in FIELDS:
@@ -159,12 +185,12 @@ def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
             if name in _OPTIONAL:
                 values[name] = _DEFAULTED.get(name)
             else:
-                _add(errors, name, f"{name} is required.")
+                _add(errors, name, Problem(REQUIRED, name=name))
             continue
         try:
             values[name] = _PARSERS[name](data[name])
         except _FieldError as exc:
-            _add(errors, name, str(exc))
+            _add(errors, name, exc.problem)
     if not errors:
         for name, msgs in _check_values(values).items():
             for msg in msgs:
@@ -180,20 +206,22 @@ def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[str]]]:
     return RunConfig(**values), {}
 
 
-def _check_keys(data: dict, errors: dict[str, list[str]]) -> None:
+def _check_keys(data: dict, errors: dict[str, list[Problem]]) -> None:
     known = ", ".join(FIELDS)
     for key in data:
         if not isinstance(key, str):
-            _add(errors, NON_FIELD, f"Setting names must be text; got {_show(key)}.")
+            _add(errors, NON_FIELD, Problem(NAME_NOT_TEXT, got=_show(key)))
         elif key not in FIELDS:
-            _add(errors, NON_FIELD, f"{_show(key)} is not a known setting. The settings are: {known}.")
+            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=_show(key), known=known))
 
 
 class _FieldError(ValueError):
-    pass
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem)
+        self.problem = problem
 
 
-def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
+def _add(errors: dict[str, list[Problem]], key: str, message: Problem) -> None:
     errors.setdefault(key, []).append(message)
 
 
@@ -208,12 +236,9 @@ def _show(value: Any) -> str:
 
 def _choice(name: str, choices: tuple[str, ...]):
     def parse(value: Any) -> str:
-        options = ", ".join(choices)
-        if not isinstance(value, str):
-            raise _FieldError(f"{name} must be one of: {options}; got {_show(value)}.")
-        cleaned = value.strip().lower()
+        cleaned = value.strip().lower() if isinstance(value, str) else None
         if cleaned not in choices:
-            raise _FieldError(f"{name} must be one of: {options}; got {_show(value)}.")
+            raise _FieldError(Problem(NOT_A_CHOICE, name=name, options=", ".join(choices), got=_show(value)))
         return cleaned
 
     return parse
@@ -221,7 +246,9 @@ def _choice(name: str, choices: tuple[str, ...]):
 
 def _integer(name: str, low: int, high: int):
     def parse(value: Any) -> int:
-        expect = f"{name} must be a whole number from {low:,} to {high:,}"
+        def refused(got: Any) -> _FieldError:
+            return _FieldError(Problem(NOT_A_WHOLE_NUMBER, name=name, low=f"{low:,}", high=f"{high:,}", got=_show(got)))
+
         number: int | None = None
         if isinstance(value, bool):  # bool is an int subclass; True is not a batch size
             number = None
@@ -232,9 +259,9 @@ def _integer(name: str, low: int, high: int):
         elif isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
             number = int(value.strip())
         if number is None:
-            raise _FieldError(f"{expect}; got {_show(value)}.")
+            raise refused(value)
         if not low <= number <= high:
-            raise _FieldError(f"{expect}; got {_show(number)}.")
+            raise refused(number)
         return number
 
     return parse
@@ -261,7 +288,9 @@ def _learning_rate(value: Any) -> float:
     low, high = LEARNING_RATE_RANGE
     number = _to_float(value)
     if number is None or not low <= number <= high:
-        raise _FieldError(f"learning_rate must be a number from {low:.5f} to {high:g}; got {_show(value)}.")
+        raise _FieldError(
+            Problem(NOT_A_NUMBER, name="learning_rate", low=f"{low:.5f}", high=f"{high:g}", got=_show(value))
+        )
     return number
 
 
@@ -270,22 +299,16 @@ def _grad_clip(value: Any) -> float | None:
         return None
     number = _to_float(value)
     if number is None or not 0 < number <= GRAD_CLIP_MAX:
-        raise _FieldError(
-            f"grad_clip must be empty (no clipping) or a number above 0 and at most {GRAD_CLIP_MAX:g}; "
-            f"got {_show(value)}."
-        )
+        raise _FieldError(Problem(BAD_GRAD_CLIP, high=f"{GRAD_CLIP_MAX:g}", got=_show(value)))
     return number
 
 
 def _process_count(value: Any) -> int:
     number = _integer("processes", 1, max(PROCESS_COUNTS))(value)
     if number not in PROCESS_COUNTS:
-        raise _FieldError(f"processes must be one of: {', '.join(map(str, PROCESS_COUNTS))}; got {number}.")
+        options = ", ".join(map(str, PROCESS_COUNTS))
+        raise _FieldError(Problem(NOT_A_CHOICE, name="processes", options=options, got=str(number)))
     return number
-
-
-def _too_many_processes(asked: int, allowed: int) -> str:
-    return f"processes must be at most {allowed} on this worker machine; got {asked}."
 
 
 _PARSERS = {
@@ -304,9 +327,9 @@ _PARSERS = {
 }
 
 
-def _check_values(values: dict[str, Any]) -> dict[str, list[str]]:
+def _check_values(values: dict[str, Any]) -> dict[str, list[Problem]]:
     """Rules on already-typed values (shared by validate_config and RunConfig)."""
-    errors: dict[str, list[str]] = {}
+    errors: dict[str, list[Problem]] = {}
     for name, parse in _PARSERS.items():
         value = values.get(name)
         if name == "grad_clip" and value is None:
@@ -314,52 +337,36 @@ def _check_values(values: dict[str, Any]) -> dict[str, list[str]]:
         try:
             parsed = parse(value)
             if parsed != value or type(parsed) is not type(value):
-                raise _FieldError(f"{name}={_show(value)} is not in canonical form; use validate_config for raw input.")
+                raise _FieldError(Problem(NOT_CANONICAL, name=name, got=_show(value)))
         except _FieldError as exc:
-            _add(errors, name, str(exc))
+            _add(errors, name, exc.problem)
     if not errors:
         for name, msgs in _check_cross(values).items():
             errors[name] = msgs
     return errors
 
 
-def _check_cross(values: dict[str, Any]) -> dict[str, list[str]]:
-    errors: dict[str, list[str]] = {}
+def _check_cross(values: dict[str, Any]) -> dict[str, list[Problem]]:
+    errors: dict[str, list[Problem]] = {}
     effective = values["effective_batch_size"]
     n = values["accumulation_steps"]
     steps = values["steps"]
     g = values.get("processes") or 1
     if values.get("loss_scaling") == PER_RANK_SCALING and g == 1:
-        _add(errors, "loss_scaling", f"loss_scaling {PER_RANK_SCALING} needs processes of 2 or more.")
+        _add(errors, "loss_scaling", Problem(PER_RANK_NEEDS_PROCESSES, scaling=PER_RANK_SCALING))
     if g > 1 and (n * g > effective or effective % (n * g)):
-        _add(
-            errors,
-            "accumulation_steps",
-            f"processes × accumulation_steps must divide effective_batch_size, so every process gets "
-            f"whole micro-batches: {effective} is not divisible by {g} × {n} = {g * n}.",
-        )
+        problem = Problem(PROCESSES_SPLIT_BATCH, effective=effective, g=g, n=n, product=g * n)
+        _add(errors, "accumulation_steps", problem)
     elif n > effective:
-        _add(
-            errors,
-            "accumulation_steps",
-            f"accumulation_steps ({n}) cannot be larger than effective_batch_size ({effective}): "
-            "every micro-batch needs at least one sample.",
-        )
+        _add(errors, "accumulation_steps", Problem(N_ABOVE_BATCH, n=n, effective=effective))
     elif effective % n:
-        _add(
-            errors,
-            "accumulation_steps",
-            f"accumulation_steps must divide effective_batch_size: {effective} is not divisible by {n}.",
-        )
+        _add(errors, "accumulation_steps", Problem(N_SPLITS_BATCH, effective=effective, n=n))
     elif _batch_norm_on_one_sample(values):
-        _add(errors, "norm", BATCH_NORM_NEEDS_TWO)
+        _add(errors, "norm", Problem(BATCH_NORM_NEEDS_TWO))
     if steps * effective > SAMPLE_BUDGET:
-        _add(
-            errors,
-            NON_FIELD,
-            f"steps × effective_batch_size must be at most {SAMPLE_BUDGET:,} samples; this run would use "
-            f"{steps} × {effective} = {steps * effective:,}. Lower steps or effective_batch_size.",
-        )
+        samples = f"{steps * effective:,}"
+        problem = Problem(OVER_BUDGET, budget=f"{SAMPLE_BUDGET:,}", steps=steps, effective=effective, samples=samples)
+        _add(errors, NON_FIELD, problem)
     return errors
 
 
