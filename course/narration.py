@@ -49,7 +49,7 @@ def synthesize(text: str, language: str, target: Path) -> float:
         seconds = wav_seconds(wav_file)
         partial = target.with_suffix(".part")
         subprocess.run(
-            # Complexity 0 takes a third of the default's CPU (set-up narrates 18 pages, about 18
+            # Complexity 0 takes a third of the default's CPU (set-up narrates 21 pages, about 18
             # minutes of speech each); the bitrate, and so the file size, stays the same.
             ["opusenc", "--quiet", "--speech", "--bitrate", "24", "--comp", "0", str(wav_file), str(partial)],
             check=True,

@@ -18,10 +18,11 @@ EXPECTED_GUIDES = [
     "loss-normalization-variable-length",
     "gradient-accumulation-in-practice",
     "future-and-checklist",
+    "do-you-need-a-bigger-batch",
 ]
 
 
-def test_the_course_has_its_six_guides_in_order():
+def test_the_course_has_its_seven_guides_in_order():
     ordered = sorted(GUIDES, key=lambda slug: GUIDES[slug]["en"].meta["order"])
     assert ordered == EXPECTED_GUIDES
 
