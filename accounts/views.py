@@ -8,6 +8,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from certificates.selectors import dashboard_context as certificates_dashboard
 from config.ratelimit import rate_limit
 from course.models import GuideRead
 from labs.selectors import dashboard_context as labs_dashboard
@@ -51,6 +52,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "tokens": request.user.api_tokens.all(),
         "token_form": ApiTokenForm(),
         **quizzes_dashboard(request.user),
+        **certificates_dashboard(request.user),
         **labs_dashboard(request.user),
     }
     return render(request, "accounts/dashboard.html", context)

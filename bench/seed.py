@@ -37,6 +37,7 @@ def seed() -> dict[str, Any]:
 
     from accounts.models import ApiToken
     from accounts.services import account_create
+    from certificates.services import certificate_issue
     from course.models import GuidePage
     from quizzes import selectors, services
     from quizzes.models import Attempt
@@ -56,7 +57,7 @@ def seed() -> dict[str, Any]:
             form.setlist(name, value if isinstance(value, list) else [value])
         services.attempt_answer(attempt=attempt, number=number, data=form)
     attempt = services.attempt_finish(attempt=attempt)
-    certificate = services.certificate_issue(attempt=attempt, user=user)
+    certificate = certificate_issue(attempt=attempt, user=user)
     _token, raw_token = ApiToken.issue(user=user, name="bench")
 
     first = GuidePage.objects.filter(language="en", guide__is_published=True).order_by("guide__order").first()

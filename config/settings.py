@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "accounts",
     "course",
     "quizzes",
+    "certificates",
     "labs",
 ]
 

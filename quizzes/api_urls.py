@@ -6,8 +6,5 @@ from . import api
 
 app_name = "quizzes_api"
 urlpatterns = [
-    path("api/certificates/status/<int:number>", api.status_list_credential, name="status_list"),
-    path("api/certificates/<str:certificate_id>", api.certificate, name="certificate"),
-    path(".well-known/jwks.json", api.jwks, name="jwks"),
     path("api/openapi.json", api.openapi_document, name="openapi"),
 ]

@@ -9,7 +9,7 @@ from django.utils import formats
 from django.utils.translation import get_language
 
 from . import formulas, grading
-from .models import Answer, Attempt, Certificate, Question, Quiz
+from .models import Answer, Attempt, Question, Quiz
 
 SESSION_KEY = "quiz_attempts"  # attempt keys of this browser, claimed by the learner on login
 
@@ -119,9 +119,7 @@ def result_url(attempt: Attempt) -> str:
 
 
 def dashboard_context(user) -> dict:
-    """Merged into the learner dashboard: best results per quiz and the learner's certificates."""
+    """Merged into the learner dashboard: best results per quiz."""
     attempts = Attempt.objects.filter(user=user)
     best = sorted(best_attempts(attempts).values(), key=lambda a: (a.quiz.is_exam, a.quiz.position, a.quiz.slug))
-    results = [{"attempt": a, "title": a.quiz.title_in(get_language())} for a in best]
-    certificates = list(Certificate.objects.filter(user=user).select_related("superseded_by"))
-    return {"quiz_results": results, "certificates": certificates}
+    return {"quiz_results": [{"attempt": a, "title": a.quiz.title_in(get_language())} for a in best]}

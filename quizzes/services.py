@@ -1,4 +1,4 @@
-"""Quiz and certificate workflows: content sync, attempts, grading, issue, revoke, reissue."""
+"""Quiz workflows: content sync, attempts, grading."""
 
 import random
 from datetime import datetime, timedelta
@@ -12,16 +12,13 @@ from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.services import profile_for
 from course.models import Guide
-from course.page_cache import forget_page
 
-from . import credentials, formulas, grading, status_list
+from . import formulas, grading
 from .content import QuizSource, load_all_quizzes
-from .models import Answer, Attempt, Certificate, Question, Quiz
+from .models import Answer, Attempt, Question, Quiz
 
 LANGUAGES = [code for code, _name in settings.LANGUAGES]
-NAME_MAX_LENGTH = 120
 
 
 class QuizError(Exception):
@@ -201,8 +198,6 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
     if attempt.is_finished:
         raise AttemptClosed(_("This attempt is finished; its answers can no longer change."))
     question = attempt_question(attempt, number)
-    if attempt.answers.filter(question=question).exists():
-        raise AlreadyAnswered(_("You have already answered this question."))
     shown = attempt.layout.get(str(question.pk), [])
     if sorted(shown) != sorted(o["id"] for o in question.options):
         raise AttemptClosed(_("This question was updated after you started. Please start a new attempt."))
@@ -218,7 +213,7 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
                 response=response,
                 is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
             )
-    except IntegrityError:  # the same answer posted twice at once: the first one counts
+    except IntegrityError:  # answered before (the constraint checks it, no query first): the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None
 
 
@@ -237,104 +232,3 @@ def attempts_claim(*, user: User, keys: list[str]) -> int:
     """Guide-quiz attempts made in this browser before logging in become the learner's. Exam attempts
     never move: they would arrive in the account around its cool-down and daily limit."""
     return Attempt.objects.filter(key__in=keys, user__isnull=True, quiz__is_exam=False).update(user=user)
-
-
-# Certificates ----------------------------------------------------------------------------------
-
-
-def score_band(percent: int) -> str:
-    """A ten-point band such as "80–89%", so the certificate does not publish the exact score."""
-    low = min(90, percent // 10 * 10)
-    return f"{low}–{100 if low == 90 else low + 9}%"
-
-
-def _sign_and_save(certificate: Certificate) -> Certificate:
-    """Signs with a fresh status-list slot; a slot taken by a concurrent issue is drawn again."""
-    while True:
-        certificate.status_slot = status_list.slot_draw()
-        certificate.kid, certificate.credential = credentials.credential_sign(certificate)
-        try:
-            with transaction.atomic():
-                certificate.save(force_insert=True)
-            return certificate
-        except IntegrityError:
-            if not status_list.slot_taken(certificate.status_slot):
-                raise
-
-
-@transaction.atomic
-def certificate_issue(*, attempt: Attempt, user: User, now: datetime | None = None) -> Certificate:
-    """The learner's certificate for a passed exam attempt (the existing one if they hold one)."""
-    User.objects.select_for_update().filter(pk=user.pk).first()
-    if not (attempt.quiz.is_exam and attempt.passed and attempt.user_id == user.pk):
-        raise NotEligible(_("Only a passed final exam of your own earns a certificate."))
-    name = profile_for(user).full_name.strip()
-    if not name:
-        raise NotEligible(_("Add your full name to your profile first: it is printed on the certificate."))
-    existing = Certificate.objects.filter(user=user, revoked_at__isnull=True, superseded_by__isnull=True).first()
-    if existing:
-        return existing
-    if attempt.certificates.exists():
-        raise NotEligible(_("The certificate for this attempt was revoked. Pass the exam again to earn a new one."))
-    return _sign_and_save(
-        Certificate(
-            user=user,
-            attempt=attempt,
-            name=name,
-            language=attempt.language,
-            score_percent=attempt.score_percent,
-            score_band=score_band(attempt.score_percent),
-            issued_at=now or timezone.now(),
-        )
-    )
-
-
-def certificate_revoke(*, certificate: Certificate, reason: str, now: datetime | None = None) -> bool:
-    """Revokes with a reason shown publicly. Returns False when it was already revoked."""
-    reason = reason.strip()
-    if not reason:
-        raise ValueError("a revocation needs a reason")
-    updated = Certificate.objects.filter(pk=certificate.pk, revoked_at__isnull=True).update(
-        revoked_at=now or timezone.now(), revocation_reason=reason
-    )
-    certificate.refresh_from_db()
-    forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
-    return updated == 1
-
-
-def name_correction_used(user: User) -> bool:
-    return Certificate.objects.filter(user=user, is_name_correction=True).exists()
-
-
-@transaction.atomic
-def certificate_correct_name(*, certificate: Certificate, user: User, name: str) -> Certificate:
-    """Reissues under a new ID with the corrected name (once per learner); the old one is superseded."""
-    User.objects.select_for_update().filter(pk=user.pk).first()
-    certificate.refresh_from_db()
-    name = " ".join(name.split())
-    if certificate.user_id != user.pk or not certificate.is_valid:
-        raise NotEligible(_("Only your own valid certificate can be corrected."))
-    if name_correction_used(user):
-        raise NotEligible(_("You have already corrected your name once. Please contact us for further changes."))
-    if not name or len(name) > NAME_MAX_LENGTH:
-        raise InvalidAnswer(_("Enter your full name (at most 120 characters)."))
-    if name == certificate.name:
-        raise InvalidAnswer(_("This is the name already on the certificate."))
-    replacement = _sign_and_save(
-        Certificate(
-            user=user,
-            attempt=certificate.attempt,
-            name=name,
-            language=certificate.language,
-            score_percent=certificate.score_percent,
-            score_band=certificate.score_band,
-            issued_at=certificate.issued_at,  # a corrected name was earned when the original was
-            is_name_correction=True,
-        )
-    )
-    Certificate.objects.filter(pk=certificate.pk).update(superseded_by=replacement)
-    forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
-    profile = profile_for(user)
-    profile.full_name = name
-    profile.save(update_fields=["full_name"])
-    return replacement

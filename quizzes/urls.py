@@ -11,5 +11,4 @@ urlpatterns = [
     path("<slug:slug>/attempts/<str:key>/questions/<int:number>/", views.answer, name="answer"),
     path("<slug:slug>/attempts/<str:key>/finish/", views.finish, name="finish"),
     path("<slug:slug>/attempts/<str:key>/result/", views.result, name="result"),
-    path("<slug:slug>/attempts/<str:key>/certificate/", views.claim, name="claim"),
 ]

@@ -1,17 +1,14 @@
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import get_language
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from accounts.services import profile_for
 from config.ratelimit import rate_limit
 from course.page_cache import public_page
 
@@ -149,23 +146,5 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "title": attempt.quiz.title_in(get_language()),
         "items": selectors.attempt_items(attempt, get_language()),
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
-        "certificate_name": profile_for(request.user).full_name if request.user.is_authenticated else "",
-        "certificate": attempt.certificates.filter(revoked_at=None, superseded_by=None).first(),
     }
     return render(request, "quizzes/result.html", context)
-
-
-@login_required
-@require_POST
-@rate_limit("certificate_claim", key="user")
-def claim(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    attempt = _attempt_or_404(request, slug, key)
-    try:
-        certificate = services.certificate_issue(attempt=attempt, user=request.user)
-    except services.NotEligible as exc:
-        messages.error(request, exc.message)
-        if not profile_for(request.user).full_name.strip():
-            return redirect("accounts:profile")
-        return redirect(selectors.result_url(attempt))
-    messages.success(request, _("Your certificate is ready."))
-    return redirect("certificates:verify", certificate.display_id)

@@ -231,9 +231,10 @@ class MainPages:
 @pytest.fixture
 def main_pages(course_site, learner) -> MainPages:
     """A learner with a quiz under way, a finished quiz, a certificate and lab runs to show."""
+    from certificates.services import certificate_issue
     from labs.presets import preset_get
     from quizzes.models import Attempt, Quiz
-    from quizzes.services import attempt_finish, attempt_start, certificate_issue
+    from quizzes.services import attempt_finish, attempt_start
 
     quiz = Quiz.objects.get(slug=GUIDE)
     owned = Attempt.objects.filter(user=learner)

@@ -24,8 +24,8 @@ VERDICTS = ["valid", "revoked", "superseded", "tampered", "unknown-key", "unread
 def issued(settings, tmp_path, live_server, fast_passwords):
     """A learner's certificate signed for the live server's address, as a learner would have it."""
     from accounts.services import account_create
+    from certificates.services import certificate_issue
     from quizzes.models import Attempt, Quiz
-    from quizzes.services import certificate_issue
 
     settings.SITE_URL = live_server.url
     settings.CERT_KEY_DIR = tmp_path / "keys"
@@ -134,7 +134,7 @@ def test_after_revoke_certificate_the_same_credential_is_revoked_in_hindi(new_pa
 
 
 def test_a_corrected_certificate_reports_the_old_credential_superseded(new_page, live_server, issued):
-    from quizzes.services import certificate_correct_name
+    from certificates.services import certificate_correct_name
 
     replacement = certificate_correct_name(certificate=issued, user=issued.user, name="Asha V. Verma")
     page = open_check(new_page, live_server, "fr")

@@ -150,7 +150,7 @@ def test_stored_runs_answer_in_the_documented_shape(learner_with_token, bearer):
 
 
 def test_certificates_in_every_status_answer_in_the_documented_shape(learner_with_token, bearer):
-    from quizzes import services
+    from certificates import services
     from quizzes.models import Attempt, Quiz
 
     user, _raw = learner_with_token

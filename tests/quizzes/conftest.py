@@ -86,13 +86,6 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-@pytest.fixture(autouse=True)
-def signing_key_dir(settings, tmp_path):
-    """Certificates in tests are signed with throw-away keys, never the site's."""
-    settings.CERT_KEY_DIR = tmp_path / "keys"
-    return settings.CERT_KEY_DIR
-
-
 @pytest.fixture
 def quiz_content(tmp_path, settings) -> Path:
     root = tmp_path / "content"
@@ -212,18 +205,3 @@ def helpers():
         answer_url=answer_url,
         assert_refused=assert_refused,
     )
-
-
-@pytest.fixture
-def passed_exam(learner_client, quizzes, take_quiz):
-    return take_quiz(learner_client, "final-exam")
-
-
-@pytest.fixture
-def certificate(learner_client, passed_exam):
-    """The learner's certificate, claimed through the result page like a learner would."""
-    from quizzes.models import Certificate
-
-    response = learner_client.post(reverse("quizzes:claim", args=["final-exam", passed_exam.key]))
-    assert response.status_code == 302, response.content[:300]
-    return Certificate.objects.get()

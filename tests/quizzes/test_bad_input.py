@@ -106,14 +106,3 @@ def test_get_on_an_answer_url_is_not_allowed(client, attempt, helpers):
 def test_an_unknown_quiz_is_not_found(client, quizzes):
     assert client.get(reverse("quizzes:quiz", args=["no-such-quiz"])).status_code == 404
     assert client.post(reverse("quizzes:start", args=["no-such-quiz"])).status_code == 404
-
-
-@pytest.mark.parametrize(
-    "certificate_id", ["AAAA", "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH", "%2e%2e", "0" * 32, "A" * 500]
-)
-def test_forged_certificate_ids_are_not_found(client, db, certificate_id):
-    assert client.get(reverse("certificates:verify", args=[certificate_id])).status_code == 404
-    assert client.get(reverse("certificates:pdf", args=[certificate_id])).status_code == 404
-    response = client.get(reverse("quizzes_api:certificate", args=[certificate_id]))
-    assert response.status_code == 404
-    assert "No certificate was issued" in response.json()["error"]

@@ -12,9 +12,9 @@ import pypdf
 import pytest
 import uharfbuzz as hb
 
-from quizzes.models import Certificate
-from quizzes.pdf import certificate_pdf
-from quizzes.pdf_fonts import chain_for, face_for, missing_fonts
+from certificates.models import Certificate
+from certificates.pdf import certificate_pdf
+from certificates.pdf_fonts import chain_for, face_for, missing_fonts
 
 MM = 72 / 25.4  # points per millimetre
 NAMES = {
@@ -148,7 +148,7 @@ def test_arabic_letters_join_across_their_vowel_marks():
 
 
 def test_a_character_no_installed_font_draws_is_reported_and_the_rest_prints(caplog):
-    with caplog.at_level("WARNING", logger="quizzes.pdf"):
+    with caplog.at_level("WARNING", logger="certificates.pdf"):
         pdf = render("Asha Verma \U0001f642")
     assert "'🙂'" in caplog.text and "run bin/setup" in caplog.text
     assert "Asha Verma" in pypdf.PdfReader(io.BytesIO(pdf)).pages[0].extract_text()

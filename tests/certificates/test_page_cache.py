@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from quizzes import services
-from quizzes.models import Certificate
+from certificates import services
+from certificates.models import Certificate
 
 pytestmark = pytest.mark.django_db
 

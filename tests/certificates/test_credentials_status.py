@@ -15,8 +15,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
-from quizzes import credentials, services, status_list
-from quizzes.models import Certificate
+from certificates import credentials, services, status_list
+from certificates.models import Certificate
 
 SITE = "http://127.0.0.1:8000"
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "achievementcredential.json").read_text())
@@ -59,7 +59,7 @@ def site_url(settings):
 
 @pytest.fixture
 def token(client, certificate) -> str:
-    return client.get(reverse("quizzes_api:certificate", args=[certificate.display_id])).json()["credential"]
+    return client.get(reverse("certificates_api:certificate", args=[certificate.display_id])).json()["credential"]
 
 
 def test_a_new_credential_validates_against_1edtechs_ob30_schema(client, token):
@@ -176,7 +176,9 @@ def test_a_credential_issued_before_status_lists_still_verifies(client, certific
     _kid, old_style = credentials.credential_sign(certificate)
     claims = verify(client, old_style)
     assert "credentialStatus" not in claims
-    assert client.get(reverse("quizzes_api:certificate", args=[certificate.display_id])).json()["status"] == "valid"
+    assert (
+        client.get(reverse("certificates_api:certificate", args=[certificate.display_id])).json()["status"] == "valid"
+    )
 
 
 def test_the_pdf_carries_the_credential_as_an_attached_file(client, certificate):

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from quizzes import status_list
-from quizzes.models import Certificate, normalize_certificate_id
-from quizzes.services import certificate_revoke
+from certificates import status_list
+from certificates.models import Certificate, normalize_certificate_id
+from certificates.services import certificate_revoke
 
 
 class Command(BaseCommand):

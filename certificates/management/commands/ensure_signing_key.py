@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from quizzes.keys import ensure_signing_key
+from certificates.keys import ensure_signing_key
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from quizzes.keys import rotate_signing_key
+from certificates.keys import rotate_signing_key
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@
 
 Every line is shaped with HarfBuzz (Devanagari conjuncts, joined Arabic) and laid out by fpdf2's
 bidirectional algorithm, so right-to-left names read right to left. Each line is set in the font of
-its first letter and falls back through the fonts of quizzes.pdf_fonts for the other characters.
+its first letter and falls back through the fonts of certificates.pdf_fonts for the other characters.
 A line too wide for the page shrinks, then wraps, so a name of any length stays inside the frame.
 """
 

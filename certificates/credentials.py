@@ -4,7 +4,7 @@ and the signed status lists that say whether they still hold.
 The JWT payload is the OpenBadgeCredential itself, plus the registered claims OB 3.0 asks for
 (`iss`, `jti`, `nbf`; no `sub` because the subject is identified by name, not by an id). Its `id` (and
 `jti`) is the certificate's public verification page. Its `credentialStatus` points at a W3C Bitstring
-Status List (quizzes/status_list.py) served as a VC-JWT signed with the same keys, so a verifier holding
+Status List (certificates/status_list.py) served as a VC-JWT signed with the same keys, so a verifier holding
 only the JWT learns of a revocation or a correction from the issuer's published documents. Anyone can
 verify both offline against /.well-known/jwks.json.
 """
@@ -17,8 +17,9 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import translation
 
+from quizzes.content import EXAM_SLUG
+
 from . import keys, status_list
-from .content import EXAM_SLUG
 from .models import Certificate
 
 ALGORITHM = keys.ALGORITHM

@@ -1,4 +1,5 @@
-"""Public certificate pages: verification (anyone), PDF, and the learner's one name correction."""
+"""Certificate pages: the claim after a passed exam, verification (anyone), PDF, and the learner's one
+name correction."""
 
 import re
 import unicodedata
@@ -9,15 +10,18 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.forms import validate_printable_name
+from accounts.services import profile_for
 from config.ratelimit import rate_limit
 from course.page_cache import public_page
+from quizzes.models import Attempt
+from quizzes.selectors import result_url
 
 from . import credentials, services
 from .models import Certificate, normalize_certificate_id
@@ -55,6 +59,24 @@ def _linkedin_url(certificate: Certificate, url: str) -> str:
     return "https://www.linkedin.com/profile/add?" + urlencode(query)
 
 
+@login_required
+@require_POST
+@rate_limit("certificate_claim", key="user")
+def claim(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """Issues the certificate for a passed final exam from its result page (services.certificate_issue
+    says who is eligible); a learner without a name on their profile is sent to add it."""
+    attempt = get_object_or_404(Attempt.objects.select_related("quiz"), quiz__slug=slug, key=key, user=request.user)
+    try:
+        certificate = services.certificate_issue(attempt=attempt, user=request.user)
+    except services.NotEligible as exc:
+        messages.error(request, exc.message)
+        if not profile_for(request.user).full_name.strip():
+            return redirect("accounts:profile")
+        return redirect(result_url(attempt))
+    messages.success(request, _("Your certificate is ready."))
+    return redirect("certificates:verify", certificate.display_id)
+
+
 # Served from the cache to visitors without a session (course/page_cache.py), which the rate limit
 # then does not count: only an ID that exists has a cached page, so a hit tells a guesser nothing.
 # A change of status retires the page (services.certificate_revoke, certificate_correct_name).
@@ -75,14 +97,14 @@ def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
         "is_owner": is_owner,
         "can_correct_name": is_owner and certificate.is_valid and not services.name_correction_used(request.user),
     }
-    return TemplateResponse(request, "quizzes/certificate.html", context)
+    return TemplateResponse(request, "certificates/certificate.html", context)
 
 
 @require_GET
 def verify_credential(request: HttpRequest) -> HttpResponse:
     """Checks a pasted credential or a dropped PDF in the visitor's browser (static/js/verify.js)
     against the published keys and status list: nothing they paste or drop is sent to us."""
-    return render(request, "quizzes/verify_credential.html", {"issuer": credentials.issuer_id()})
+    return render(request, "certificates/verify_credential.html", {"issuer": credentials.issuer_id()})
 
 
 def _pdf_filename(certificate: Certificate) -> str:
@@ -120,10 +142,10 @@ def correct_name(request: HttpRequest, certificate_id: str) -> HttpResponse:
             replacement = services.certificate_correct_name(
                 certificate=certificate, user=request.user, name=form.cleaned_data["full_name"]
             )
-        except services.QuizError as exc:
+        except services.CertificateError as exc:
             form.add_error("full_name", exc.message)
         else:
             messages.success(request, _("Your certificate was reissued with the corrected name."))
             return redirect("certificates:verify", replacement.display_id)
     context = {"certificate": certificate, "form": form, "used": services.name_correction_used(request.user)}
-    return render(request, "quizzes/certificate_name.html", context, status=400 if form.errors else 200)
+    return render(request, "certificates/certificate_name.html", context, status=400 if form.errors else 200)

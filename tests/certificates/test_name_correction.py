@@ -7,8 +7,8 @@ from datetime import timedelta
 import pypdf
 from django.urls import reverse
 
-from quizzes.models import Certificate
-from quizzes.services import certificate_correct_name
+from certificates.models import Certificate
+from certificates.services import certificate_correct_name
 
 
 def test_a_corrected_certificate_keeps_the_original_issue_date(learner, certificate):

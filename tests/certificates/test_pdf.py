@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.services import profile_for
-from quizzes.models import Certificate
+from certificates.models import Certificate
 
 HINDI_NAME = "आशा क्षितिज वर्मा"  # a conjunct (क्ष), i-matras drawn before their consonant, a reph (र्म)
 
@@ -28,7 +28,7 @@ def hindi_certificate(client, learner, quizzes, take_quiz) -> Certificate:
     client.force_login(learner)
     with translation.override("hi"):
         attempt = take_quiz(client, "final-exam")
-        client.post(reverse("quizzes:claim", args=["final-exam", attempt.key]))
+        client.post(reverse("certificates:claim", args=["final-exam", attempt.key]))
     return Certificate.objects.get()
 
 

@@ -6,8 +6,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.services import profile_for
-from quizzes.models import Certificate
-from quizzes.services import certificate_revoke
+from certificates.models import Certificate
+from certificates.services import certificate_revoke
 
 
 def verify_url(certificate: Certificate) -> str:
@@ -24,26 +24,26 @@ def test_passing_the_exam_issues_a_certificate_with_an_unguessable_id(learner, c
 
 
 def test_claiming_again_returns_the_same_certificate(learner_client, certificate, passed_exam):
-    learner_client.post(reverse("quizzes:claim", args=["final-exam", passed_exam.key]))
+    learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
     assert Certificate.objects.count() == 1
 
 
 def test_a_failed_exam_earns_no_certificate(learner_client, quizzes, take_quiz):
     attempt = take_quiz(learner_client, "final-exam", correct=5)
-    response = learner_client.post(reverse("quizzes:claim", args=["final-exam", attempt.key]))
+    response = learner_client.post(reverse("certificates:claim", args=["final-exam", attempt.key]))
     assert response.status_code == 302
     assert not Certificate.objects.exists()
 
 
 def test_a_guide_quiz_earns_no_certificate(learner_client, quizzes, take_quiz):
     attempt = take_quiz(learner_client, "demo-guide")
-    learner_client.post(reverse("quizzes:claim", args=["demo-guide", attempt.key]))
+    learner_client.post(reverse("certificates:claim", args=["demo-guide", attempt.key]))
     assert not Certificate.objects.exists()
 
 
 def test_claiming_needs_an_account(learner_client, quizzes, take_quiz):
     attempt = take_quiz(learner_client, "final-exam")
-    response = learner_client.__class__().post(reverse("quizzes:claim", args=["final-exam", attempt.key]))
+    response = learner_client.__class__().post(reverse("certificates:claim", args=["final-exam", attempt.key]))
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     assert not Certificate.objects.exists()
 
@@ -52,7 +52,7 @@ def test_claiming_needs_a_full_name(learner, learner_client, passed_exam):
     profile = profile_for(learner)
     profile.full_name = ""
     profile.save()
-    response = learner_client.post(reverse("quizzes:claim", args=["final-exam", passed_exam.key]))
+    response = learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
     assert response["Location"] == reverse("accounts:profile")
     assert not Certificate.objects.exists()
 
@@ -84,7 +84,7 @@ def test_a_revoked_certificate_still_answers_with_the_reason(client, certificate
     assert "Revoked." in page.text and "Exam taken by someone else" in page.text
     assert "Valid." not in page.text
     assert client.get(reverse("certificates:pdf", args=[certificate.display_id])).status_code == 410
-    api = client.get(reverse("quizzes_api:certificate", args=[certificate.display_id])).json()
+    api = client.get(reverse("certificates_api:certificate", args=[certificate.display_id])).json()
     assert api["status"] == "revoked" and api["revocation_reason"] == "Exam taken by someone else"
 
 
@@ -97,7 +97,7 @@ def test_revoking_twice_keeps_the_first_date(certificate):
 
 def test_a_revoked_attempt_cannot_be_claimed_again(learner_client, certificate, passed_exam):
     certificate_revoke(certificate=certificate, reason="cheating")
-    learner_client.post(reverse("quizzes:claim", args=["final-exam", passed_exam.key]))
+    learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
     assert Certificate.objects.count() == 1
 
 
@@ -109,7 +109,7 @@ def test_the_revoke_command_revokes_with_a_reason(certificate, capsys):
 
 
 def test_staff_revoke_from_the_admin_with_a_reason(admin_client, certificate):
-    url = reverse("admin:quizzes_certificate_changelist")
+    url = reverse("admin:certificates_certificate_changelist")
     form = {"action": "revoke", "_selected_action": [certificate.pk]}
     asks = admin_client.post(url, form)
     assert asks.status_code == 200 and "Reason" in asks.text
@@ -150,7 +150,7 @@ def test_the_certificate_is_issued_in_the_language_of_the_exam(client, learner, 
     client.force_login(learner)
     with translation.override("hi"):
         attempt = take_quiz(client, "final-exam")
-        client.post(reverse("quizzes:claim", args=["final-exam", attempt.key]))
+        client.post(reverse("certificates:claim", args=["final-exam", attempt.key]))
         page = client.get(verify_url(Certificate.objects.get()))
     assert Certificate.objects.get().language == "hi"
     assert "हिन्दी" in page.text

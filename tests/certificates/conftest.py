@@ -1,0 +1,37 @@
+"""Certificate fixtures: throw-away signing keys, a passed final exam, and the certificate claimed for it."""
+
+import pytest
+from django.urls import reverse
+
+# A passed exam is taken like a learner would, with the quiz tests' own fixtures (found by name).
+from tests.quizzes.conftest import (  # noqa: F401
+    english_by_default,
+    fast_password_hashing,
+    helpers,
+    quiz_content,
+    quizzes,
+    start_attempt,
+    take_quiz,
+)
+
+
+@pytest.fixture(autouse=True)
+def signing_key_dir(settings, tmp_path):
+    """Certificates in tests are signed with throw-away keys, never the site's."""
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+    return settings.CERT_KEY_DIR
+
+
+@pytest.fixture
+def passed_exam(learner_client, quizzes, take_quiz):  # noqa: F811  (the imported fixtures)
+    return take_quiz(learner_client, "final-exam")
+
+
+@pytest.fixture
+def certificate(learner_client, passed_exam):
+    """The learner's certificate, claimed through the result page like a learner would."""
+    from certificates.models import Certificate
+
+    response = learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
+    assert response.status_code == 302, response.content[:300]
+    return Certificate.objects.get()
