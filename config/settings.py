@@ -281,6 +281,8 @@ LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for run
 LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", LAB_HARD_TIME_LIMIT + 300)  # re-send a message Redis may have lost
 LAB_WORKER_TTL = env_float("LAB_WORKER_TTL", 15)  # a worker shows as connected this long after its last heartbeat
 LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it trains on; empty: detect (nvidia-smi)
+# The run command submits the reference sweeps that are missing or outdated after start-up (labs/reference.py).
+LAB_REFERENCE_SWEEPS = env_bool("LAB_REFERENCE_SWEEPS", True)
 # Test-only: a run holds after this step (its progress written) until the release file exists or it
 # is cancelled, so tests can act on a run at a known step whatever the machine's speed. 0: off.
 LAB_PAUSE_AT_STEP = env_int("LAB_PAUSE_AT_STEP", 0)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import markdown
 import nh3
 
+from .figures import markers_to_placeholders
+
 EXTENSIONS = ["toc", "tables", "footnotes", "fenced_code", "codehilite", "attr_list", "pymdownx.arithmatex"]
 EXTENSION_CONFIGS = {
     "codehilite": {"guess_lang": False, "css_class": "codehilite"},
@@ -105,7 +107,7 @@ def count_words(text: str) -> int:
 
 def render_markdown(source: str) -> RenderedGuide:
     md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
-    body = sanitize(md.convert(source))
+    body = sanitize(md.convert(markers_to_placeholders(source)))
     text = plain_text_of(body)
     words = count_words(text)
     return RenderedGuide(

@@ -67,6 +67,7 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     if twin is not None:  # an identical run finished while this one waited
         copy_result(run, twin)
         mine.update(**{f: getattr(run, f) for f in _RESULT_FIELDS}, reused_from=twin, status=run.status)
+        _reference_done(run)
         return
     with _Reporter(mine) as reporter:
         try:
@@ -94,6 +95,19 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
         mine.update(status=LabRun.Status.FAILED, error=ERROR_INVALID, finished_at=timezone.now())
         return
     _store(mine, result)
+    _reference_done(run)
+
+
+def _reference_done(run: LabRun) -> None:
+    """A reference sweep's last run brings its figures to the guides (labs.reference)."""
+    if not run.reference:
+        return
+    from .reference import reference_run_finished
+
+    try:
+        reference_run_finished(run)
+    except Exception:  # the run is stored; the figures' cache timeouts bound the delay
+        logger.exception("the guides could not be told that reference run %s finished", run.pk)
 
 
 _RESULT_FIELDS = (

@@ -26,7 +26,11 @@ class LabRun(models.Model):
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_runs")
+    # None for the site's own reference sweeps (`reference`), which belong to no learner.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="lab_runs"
+    )
+    reference = models.BooleanField(default=False)  # a reference sweep of a preset, run for everyone
     preset = models.SlugField(blank=True)  # runs of a preset are public
     sweep = models.UUIDField(null=True, blank=True, db_index=True)  # runs submitted by one click
     preset_index = models.PositiveSmallIntegerField(null=True, blank=True)  # which run of the preset
@@ -58,7 +62,11 @@ class LabRun(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = _("lab run")
         verbose_name_plural = _("lab runs")
-        indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["user", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            models.Index(fields=["user", "created_at"]),
+            models.Index(fields=["reference", "preset", "created_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.label}"
@@ -115,4 +123,4 @@ class LabRun(models.Model):
         return gettext(self.error) if self.error else ""
 
     def visible_to(self, user) -> bool:
-        return self.is_public or (user.is_authenticated and user.pk == self.user_id)
+        return self.is_public or (user.is_authenticated and self.user_id is not None and user.pk == self.user_id)

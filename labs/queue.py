@@ -125,12 +125,16 @@ def queue_state() -> QueueState:
 
 
 def queue_position(run: LabRun) -> int | None:
-    """1 for the next run a worker takes. Runs are dispatched in the order they were submitted."""
+    """1 for the next run a worker takes. Runs are dispatched in the order they were submitted,
+    learners' runs before the site's reference runs (sent at a lower priority)."""
     if run.status != LabRun.Status.QUEUED:
         return None
     queued = LabRun.objects.filter(status=LabRun.Status.QUEUED)
-    ahead = queued.filter(created_at__lt=run.created_at).count()
-    ahead += queued.filter(created_at=run.created_at, pk__lt=run.pk).count()
+    same_rank = queued.filter(reference=run.reference)
+    ahead = same_rank.filter(created_at__lt=run.created_at).count()
+    ahead += same_rank.filter(created_at=run.created_at, pk__lt=run.pk).count()
+    if run.reference:
+        ahead += queued.filter(reference=False).count()
     return ahead + 1
 
 

@@ -40,9 +40,13 @@ def runs_by_refs(*, refs: list[str], user) -> list[LabRun]:
     return runs
 
 
-def latest_preset_runs(*, slug: str) -> list[LabRun]:
-    """The most recent sweep of a preset, from any learner (preset results are public)."""
-    latest = LabRun.objects.filter(preset=slug).order_by("-created_at", "-id").first()
+def latest_preset_runs(*, slug: str, user=None) -> list[LabRun]:
+    """The most recent learner's sweep of a preset: any learner's (preset results are public),
+    or one learner's own. The site's reference sweeps are labs.reference's."""
+    sweeps = LabRun.objects.filter(preset=slug, reference=False)
+    if user is not None:
+        sweeps = sweeps.filter(user=user)
+    latest = sweeps.order_by("-created_at", "-id").first()
     if latest is None:
         return []
     if latest.sweep is None:

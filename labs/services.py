@@ -138,17 +138,24 @@ def lab_budget_spent(*, user: User) -> int:
     return sum(run.cost for run in runs.only("config"))
 
 
-def lab_run_enqueue(*, run_id: int) -> bool:
+# Redis keeps one list per priority step and a worker takes from the step-0 list first: learners'
+# runs (no priority, i.e. 0) always go before the site's reference runs (kombu's priority_steps).
+LOW_PRIORITY = 9
+
+
+def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     """Hand a queued run to the broker. False when the broker is unreachable: the run stays
-    stored with no `enqueued_at` and the dispatcher sends it once Redis is back."""
+    stored with no `enqueued_at` and the dispatcher sends it once Redis is back.
+    `low_priority` (reference runs): workers take it only when no learner's run waits."""
     from . import tasks  # Celery is imported lazily so models and services load without a broker
 
+    priority = {"priority": LOW_PRIORITY} if low_priority else {}
     try:
         # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
         with tasks.execute_run.app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
-            tasks.execute_run.apply_async(args=[run_id], retry=False, connection=connection)
+            tasks.execute_run.apply_async(args=[run_id], retry=False, connection=connection, **priority)
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False
@@ -201,7 +208,7 @@ def lab_run_requeue(*, run: LabRun) -> bool:
         )
     )
     if updated:
-        transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk))
+        transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk, low_priority=run.reference))
     return bool(updated)
 
 
@@ -238,7 +245,7 @@ def _settle_stale(run: LabRun, now) -> str | None:
             return "failed"
     elif not_cancelled.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker=""):
         logger.warning("lab run %s lost its worker (attempt %s); re-queued", run.pk, run.attempts)
-        lab_run_enqueue(run_id=run.pk)
+        lab_run_enqueue(run_id=run.pk, low_priority=run.reference)
         return "requeued"
     if same.update(status=LabRun.Status.CANCELLED, finished_at=now, error=ERROR_CANCELLED_WHILE_LOST):
         return "cancelled"  # only a cancelled run is left in `same` here
@@ -254,8 +261,8 @@ def lab_runs_dispatch_pending() -> int:
         status=LabRun.Status.QUEUED, cancel_requested=False, enqueued_at__isnull=True, created_at__lt=grace
     )
     sent = 0
-    for run_id in pending.order_by("created_at").values_list("pk", flat=True)[:500]:
-        if not lab_run_enqueue(run_id=run_id):
+    for run_id, reference in pending.order_by("created_at").values_list("pk", "reference")[:500]:
+        if not lab_run_enqueue(run_id=run_id, low_priority=reference):
             break
         sent += 1
     return sent

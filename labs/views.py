@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -17,9 +18,11 @@ from course.page_cache import public_page
 from . import selectors, services
 from .export import chart_payload, curves_csv, run_payload
 from .forms import RunForm
+from .guide_figures import reference_curves
 from .models import LabRun, new_share_token
 from .presets import PRESETS, preset_get
 from .queue import estimate_text, queue_state, run_queue
+from .reference import reference_sweep_latest
 from .throttle import submission_throttled
 
 X_AXES = ("step", "samples", "seconds")
@@ -55,8 +58,17 @@ def preset(request: HttpRequest, slug: str) -> HttpResponse:
     chosen = preset_get(slug)
     if chosen is None:
         raise Http404
-    runs = selectors.latest_preset_runs(slug=slug)
-    context = {"preset": chosen, "preset_runs": chosen.configs(), **_compare_context(request, runs)}
+    # The site's reference results for everyone; beside them, the learner's own latest sweep.
+    own = selectors.latest_preset_runs(slug=slug, user=request.user) if request.user.is_authenticated else []
+    reference = reference_sweep_latest(slug)
+    context = {
+        "preset": chosen,
+        "preset_runs": chosen.configs(),
+        "reference": reference,
+        "reference_figure": reference_curves(reference, get_language()) if reference else "",
+        "reference_compare_url": _compare_url(reference.runs + own) if reference else "",
+        **_compare_context(request, own),
+    }
     return TemplateResponse(request, "labs/preset.html", context)
 
 

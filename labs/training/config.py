@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .problems import Problem, gettext_noop
+from .version import training_code_version
 
 TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm")
 NORMS: tuple[str, ...] = ("none", "batch", "layer", "group")
@@ -35,9 +36,9 @@ MAX_PROCESSES = 4  # the default cap; a worker passes its own (settings.LAB_MAX_
 # token count (the classic mistake), so the all-reduced gradient is a mean of rank means.
 PER_RANK_SCALING = "mean_of_rank_means"
 
-# Bump whenever training semantics change (model, data, loop, metrics), so
-# that finished results stored under an older version are not reused.
-CODE_VERSION: str = "2025.1"
+# A hash of this package's files (version.py): any change to the model, data, loop or metrics
+# gives a new version, so finished results stored under an older one are not reused.
+CODE_VERSION: str = training_code_version()
 
 # Bounds keep one run within a couple of minutes on a 2-core CPU.
 EFFECTIVE_BATCH_RANGE = (1, 256)

@@ -43,6 +43,7 @@ FAST = {
     "LAB_SUBMIT_RATE": "1000/h",  # nor the submission rate limit
     "LAB_TORCH_THREADS": "1",
     "WEB_CONCURRENCY": "2",  # two gunicorn workers: the machines running the suite have few cores
+    "LAB_REFERENCE_SWEEPS": "false",  # the worker trains only the tests' runs (each would hold at the pause)
 }
 SERVER_ERROR = re.compile(rb'" 5\d\d |Internal Server Error')  # gunicorn's access log, Django's error log
 WORKER_READY = re.compile(rb"@\S+ ready\.")

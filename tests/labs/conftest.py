@@ -73,3 +73,57 @@ def make_run(db):
         return LabRun.objects.create(**defaults)
 
     return factory
+
+
+@pytest.fixture
+def reference_sweep(db):
+    """A finished reference sweep of a preset as the worker stores it: `reference_sweep("memory-vs-n")`.
+    Each run's curve and metrics differ, so captions must pick the right run's numbers."""
+    import uuid
+
+    from labs.presets import PRESETS
+    from labs.reference import preset_fingerprints, reference_results_changed
+
+    def factory(slug: str, status=LabRun.Status.SUCCEEDED, **metrics) -> list[LabRun]:
+        preset, sweep = PRESETS[slug], uuid.uuid4()
+        runs = []
+        for index, ((_label, config), fp) in enumerate(zip(preset.configs(), preset_fingerprints(preset), strict=True)):
+            steps = config["steps"]
+            curve = [
+                {"step": s, "loss": 2.0 / s + 0.01 * index, "samples": s, "seconds": 0.01 * s}
+                for s in range(1, steps + 1)
+            ]
+            run_metrics = {
+                "final_loss": curve[-1]["loss"],
+                "val_loss": 0.5,
+                "val_accuracy": 0.9,
+                "peak_activation_bytes": 1_048_576 // (index + 1),
+                "grad_equivalence_error": 10.0 ** -(7 - index),
+                "allreduce_calls": [0, 60, 120][index] if index < 3 else None,
+                "wall_seconds": 1.5,
+                "diverged": False,
+                **metrics,
+            }
+            runs.append(
+                LabRun.objects.create(
+                    user=None,
+                    reference=True,
+                    preset=slug,
+                    preset_index=index,
+                    sweep=sweep,
+                    config=config,
+                    fingerprint=fp,
+                    code_version=CODE_VERSION,
+                    status=status,
+                    total_steps=steps,
+                    done_steps=steps,
+                    curve=curve,
+                    metrics=run_metrics,
+                    device="NVIDIA H200",
+                    finished_at=timezone.now(),
+                )
+            )
+        reference_results_changed()
+        return runs
+
+    return factory

@@ -35,7 +35,8 @@ def test_a_preset_page_says_what_to_look_for_and_offers_one_click(learner_client
     html = learner_client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
     assert "coincide" in html
     assert reverse("labs:preset_run", args=["layernorm-n-sweep"]) in html
-    assert "Nobody has run this preset yet" in html
+    assert "have not finished the reference runs of this preset yet" in html  # tests/labs/test_reference.py
+    assert "You have not run this preset yet" in html
 
 
 def test_only_the_data_parallel_preset_shows_processes_and_all_reduce(client, db):
@@ -69,11 +70,12 @@ def test_running_a_preset_queues_its_sweep_and_opens_the_comparison(
     assert response["Location"] == reverse("labs:compare") + "?" + "&".join(f"run={run.pk}" for run in runs)
 
 
-def test_the_preset_page_shows_the_latest_public_results(client, learner, make_run):
+def test_the_preset_page_shows_the_learners_own_latest_sweep(learner_client, learner, other_learner, make_run):
     run = make_run(learner, status=LabRun.Status.SUCCEEDED, preset="layernorm-n-sweep")
-    html = client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
+    others = make_run(other_learner, status=LabRun.Status.SUCCEEDED, preset="layernorm-n-sweep")
+    html = learner_client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
     assert 'data-lab-chart="lab-results"' in html and "data-chart=" in html
-    assert f'data-run-id="{run.pk}"' in html
+    assert f'data-run-id="{run.pk}"' in html and f'data-run-id="{others.pk}"' not in html
 
 
 def test_a_valid_form_stores_a_queued_run_and_redirects_to_its_page(learner_client, learner):

@@ -1,0 +1,94 @@
+"""Figures in the guides: an extension point for the apps above `course`.
+
+A guide places a figure with a line of its own in its Markdown body:
+
+    {{ figure: memory-vs-n/memory }}
+
+(a lab preset's slug and the figure's name). When content is synced, the line becomes an empty
+placeholder element in the stored HTML (`markers_to_placeholders`, called by rendering.py); when
+a guide page is shown, each placeholder is replaced with what the registered provider draws for
+it in the page's language (`fill_figures`, the `with_figures` template filter). `course` never
+imports the app that draws them: labs registers its provider in its AppConfig.ready().
+
+Cached guide pages include the provider's `state()` in their content hash (page_cache.py), so
+`figures_changed()` retires them when a figure's data changes.
+"""
+
+import re
+from typing import Protocol
+
+MARKER_RE = re.compile(r"^\{\{\s*figure:\s*([a-z0-9]+(?:-[a-z0-9]+)*)/([a-z0-9]+(?:-[a-z0-9]+)*)\s*\}\}\s*$")
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# Survives the sanitizer (a div with class and title) and is replaced before anyone sees it.
+PLACEHOLDER = '<div class="guide-figure-slot" title="figure:{preset}/{name}"></div>'
+PLACEHOLDER_RE = re.compile(
+    r'<div class="guide-figure-slot" title="figure:([a-z0-9]+(?:-[a-z0-9]+)*)/([a-z0-9]+(?:-[a-z0-9]+)*)"></div>'
+)
+
+
+class FigureProvider(Protocol):
+    def render(self, preset: str, name: str, language: str) -> str:
+        """Safe HTML for one figure in one language (never empty: words when there is no data)."""
+
+    def state(self) -> str:
+        """Changes whenever some figure would be drawn differently."""
+
+
+_providers: list[FigureProvider] = []
+
+
+def register_figure_provider(provider: FigureProvider) -> None:
+    if provider not in _providers:
+        _providers.append(provider)
+
+
+def unregister_figure_provider(provider: FigureProvider) -> None:
+    if provider in _providers:
+        _providers.remove(provider)
+
+
+def figure_markers(source: str) -> list[tuple[str, str]]:
+    """(preset, name) of every figure marker in a Markdown body, outside code fences."""
+    return [match.groups() for match in _marker_lines(source) if match]
+
+
+def _marker_lines(source: str):
+    in_fence = False
+    for line in source.splitlines():
+        if FENCE_RE.match(line):
+            in_fence = not in_fence
+            yield None
+        else:
+            yield None if in_fence else MARKER_RE.match(line)
+
+
+def markers_to_placeholders(source: str) -> str:
+    """Each marker line becomes a placeholder block (blank lines around it: raw HTML for Markdown)."""
+    lines = []
+    for line, match in zip(source.splitlines(), _marker_lines(source), strict=True):
+        if match:
+            preset, name = match.groups()
+            line = "\n" + PLACEHOLDER.format(preset=preset, name=name) + "\n"
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+
+
+def fill_figures(body_html: str, language: str) -> str:
+    """The stored HTML with every placeholder replaced by its figure (nothing without a provider)."""
+
+    def figure(match: re.Match) -> str:
+        preset, name = match.groups()
+        return "".join(provider.render(preset, name, language) for provider in _providers)
+
+    return PLACEHOLDER_RE.sub(figure, body_html)
+
+
+def figures_state() -> str:
+    return "|".join(provider.state() for provider in _providers)
+
+
+def figures_changed() -> None:
+    """A figure's data changed: cached guide pages are rendered again."""
+    from .page_cache import pages_changed
+
+    pages_changed()

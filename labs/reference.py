@@ -1,0 +1,183 @@
+"""Reference sweeps: every preset trained by the site's own workers, public to everyone.
+
+A reference sweep is an ordinary sweep of a preset (same services, same Celery task, same
+metrics) that belongs to no learner (`LabRun.reference`, no user). It is current when its runs
+have the fingerprints the preset has now: a fingerprint includes the training code's version
+(labs/training/version.py), so changing the training code makes every reference outdated and
+`reference_sweeps_submit_missing()` (the `submit_reference_sweeps` command, run after start-up)
+trains them again. Until the new sweep has finished, pages show the last complete one, with
+the code version it came from.
+
+Reference runs are sent to the broker at a lower priority than learners' runs (see
+`services.lab_run_enqueue`): a learner never waits behind the site's own sweeps.
+"""
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.cache import cache
+from django.db import transaction
+from redis import RedisError
+
+from labs.training import config as training_config  # CODE_VERSION read at call time
+from labs.training.config import config_fingerprint, validate_config
+
+from .models import LabRun
+from .presets import PRESETS, Preset
+from .services import copy_result, finished_originals, lab_run_enqueue
+
+logger = logging.getLogger(__name__)
+
+INDEX_KEY = "labs:reference-index"
+INDEX_TIMEOUT = 300  # seconds; a finished sweep deletes the key at once (reference_run_finished)
+
+
+@dataclass(frozen=True)
+class ReferenceSweep:
+    """The complete reference results of one preset."""
+
+    preset: Preset
+    sweep: str  # the sweep's id: what cached figures are keyed by
+    runs: list[LabRun]
+
+    @property
+    def finished_at(self) -> datetime:
+        return max(run.finished_at for run in self.runs)
+
+    @property
+    def code_version(self) -> str:
+        return self.runs[0].code_version
+
+    @property
+    def devices(self) -> str:
+        return ", ".join(dict.fromkeys(run.device for run in self.runs if run.device))
+
+    @property
+    def is_current(self) -> bool:
+        return self.code_version == training_config.CODE_VERSION
+
+
+def preset_fingerprints(preset: Preset) -> list[str]:
+    fingerprints = []
+    for _label, data in preset.configs():
+        config, errors = validate_config(data)
+        if config is None:  # a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS
+            raise ValueError(f"preset {preset.slug} has an invalid run: {errors}")
+        fingerprints.append(config_fingerprint(config))
+    return fingerprints
+
+
+def reference_sweep_outdated(preset: Preset) -> bool:
+    """No reference sweep of the preset as it is now (settings and code) is done or on its way."""
+    wanted = preset_fingerprints(preset)
+    latest = LabRun.objects.filter(reference=True, preset=preset.slug).order_by("-created_at", "-id").first()
+    if latest is None:
+        return True
+    runs = list(LabRun.objects.filter(reference=True, sweep=latest.sweep).order_by("preset_index"))
+    usable = (LabRun.Status.QUEUED, LabRun.Status.RUNNING, LabRun.Status.SUCCEEDED)
+    return [run.fingerprint for run in runs] != wanted or any(run.status not in usable for run in runs)
+
+
+@transaction.atomic
+def reference_sweep_submit(*, preset: Preset) -> list[LabRun]:
+    """Stores the preset's runs as one site-owned sweep and queues them, at low priority, after
+    commit. Settings already trained with this code (by anyone) reuse that result."""
+    fingerprints = preset_fingerprints(preset)
+    finished = finished_originals(fingerprints)
+    sweep = uuid.uuid4()
+    runs = []
+    for index, ((_label, data), fp) in enumerate(zip(preset.configs(), fingerprints, strict=True)):
+        config, _errors = validate_config(data)
+        run = LabRun(
+            user=None,
+            reference=True,
+            preset=preset.slug,
+            preset_index=index,
+            sweep=sweep,
+            config=config.to_dict(),
+            fingerprint=fp,
+            code_version=training_config.CODE_VERSION,
+            total_steps=config.steps,
+        )
+        source = finished.get(fp)
+        if source is not None:
+            copy_result(run, source)
+        run.save()
+        if source is None:
+            transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=True))
+        runs.append(run)
+    if all(run.status == LabRun.Status.SUCCEEDED for run in runs):
+        transaction.on_commit(reference_results_changed)
+    return runs
+
+
+def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
+    """Submits a reference sweep for every preset that has none for its current settings and
+    code (every preset with `force`). Returns the slugs submitted."""
+    submitted = []
+    for preset in PRESETS.values():
+        if force or reference_sweep_outdated(preset):
+            reference_sweep_submit(preset=preset)
+            submitted.append(preset.slug)
+    return submitted
+
+
+def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
+    """The most recent reference sweep of a preset whose every run succeeded."""
+    preset = PRESETS.get(slug)
+    if preset is None:
+        return None
+    sweep = _complete_sweeps().get(slug)
+    if sweep is None:
+        return None
+    runs = list(LabRun.objects.filter(reference=True, sweep=sweep).order_by("preset_index", "id"))
+    return ReferenceSweep(preset=preset, sweep=str(sweep), runs=runs) if runs else None
+
+
+def reference_index() -> dict[str, str]:
+    """{preset slug: id of its latest complete reference sweep}: one small query, cached. Figures
+    are cached under these ids, and the guide pages' content hash includes this index."""
+    try:
+        index = cache.get(INDEX_KEY)
+    except RedisError:
+        index = None
+    if index is None:
+        index = {slug: str(sweep) for slug, sweep in _complete_sweeps().items()}
+        try:
+            cache.set(INDEX_KEY, index, INDEX_TIMEOUT)
+        except RedisError:
+            pass
+    return index
+
+
+def _complete_sweeps() -> dict[str, uuid.UUID]:
+    """For each preset, its newest reference sweep with no run left unfinished or unsuccessful."""
+    incomplete = set(
+        LabRun.objects.filter(reference=True).exclude(status=LabRun.Status.SUCCEEDED).values_list("sweep", flat=True)
+    )
+    found: dict[str, uuid.UUID] = {}
+    rows = LabRun.objects.filter(reference=True, status=LabRun.Status.SUCCEEDED).order_by("-created_at", "-id")
+    for slug, sweep in rows.values_list("preset", "sweep"):
+        if sweep not in incomplete:
+            found.setdefault(slug, sweep)
+    return found
+
+
+def reference_run_finished(run: LabRun) -> None:
+    """Called by the worker when a reference run ends: once its whole sweep has succeeded, the
+    figures and the guide pages that show them are rendered again."""
+    if LabRun.objects.filter(sweep=run.sweep, reference=True).exclude(status=LabRun.Status.SUCCEEDED).exists():
+        return
+    reference_results_changed()
+
+
+def reference_results_changed() -> None:
+    from course.figures import figures_changed  # labs sits above course: it may call down
+
+    try:
+        cache.delete(INDEX_KEY)
+    except RedisError as exc:
+        logger.warning("the reference index could not be forgotten (INDEX_TIMEOUT bounds it): %s", exc)
+    figures_changed()

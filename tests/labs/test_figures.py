@@ -1,0 +1,131 @@
+"""Server-rendered SVG figures: the drawing (labs/figures.py) and the guides' figures from the
+reference sweeps (labs/guide_figures.py)."""
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from course.figures import figure_markers
+from labs import guide_figures
+from labs.figures import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks
+from labs.models import LabRun
+
+SVG = "{http://www.w3.org/2000/svg}"
+GUIDES = Path(settings.CONTENT_DIR) / "guides"
+
+
+def parse(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def test_a_line_chart_is_accessible_svg_with_axes_legend_and_one_line_per_series():
+    svg = line_chart(
+        [Series("N = 1", [(1, 2.0), (2, 1.0), (3, 0.5)]), Series("N = <4>", [(1, 2.1), (3, 0.6)])],
+        id_prefix="fig",
+        title="Loss & friends",
+        desc="Two runs.",
+        x_label="optimizer step",
+        y_label="training loss",
+    )
+    root = parse(svg)  # well-formed XML: every label escaped
+    assert root.get("role") == "img" and root.get("aria-labelledby") == "fig-title fig-desc"
+    assert root.find(f"{SVG}title").text == "Loss & friends" and root.find(f"{SVG}desc").text == "Two runs."
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "optimizer step" in texts and "training loss" in texts and "N = <4>" in texts
+    lines = root.findall(f"{SVG}polyline")
+    assert len(lines) == 2 and len(lines[0].get("points").split()) == 3
+    assert lines[0].get("stroke") != lines[1].get("stroke") and lines[1].get("stroke-dasharray")
+
+
+def test_a_log_scale_bar_chart_spans_orders_of_magnitude():
+    bars = [Bar("LayerNorm", 3e-7, "3.0e-07"), Bar("BatchNorm", 9e-2, "9.0e-02")]
+    root = parse(bar_chart(bars, id_prefix="b", title="t", desc="d", value_label="error", log=True))
+    widths = [float(rect.get("width")) for rect in root.iter(f"{SVG}rect")]
+    assert len(widths) == 2 and widths[1] > 3 * widths[0]  # on a log axis, not a 300,000× ratio
+    assert "9.0e-02" in [t.text for t in root.iter(f"{SVG}text")]
+
+
+def test_ticks_are_round_numbers_covering_the_data():
+    assert nice_ticks(0, 2.3) == [0, 0.5, 1.0, 1.5, 2.0, 2.5]
+    assert log_ticks(3e-7, 0.09) == [1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
+
+
+# ---------------------------------------------------------------- the guides' figures
+
+
+def test_every_guide_places_at_least_one_known_figure_in_every_language():
+    for folder in sorted(p for p in GUIDES.iterdir() if p.is_dir()):
+        for language in ("en", "hi", "fr"):
+            markers = figure_markers((folder / f"{language}.md").read_text(encoding="utf-8"))
+            assert markers, f"{folder.name}/{language}.md has no figure"
+            assert all(marker in guide_figures.FIGURES for marker in markers), (folder.name, markers)
+
+
+def test_every_figure_draws_with_a_caption_carrying_the_runs_numbers(reference_sweep):
+    for preset, name in guide_figures.FIGURES:
+        runs = reference_sweep(preset)
+        html = guide_figures.reference_figures.render(preset, name, "en")
+        assert html.count("<svg") == 1 and "<figcaption>" in html and "<details>" in html, preset
+        assert "%(" not in html and "diverged" not in html, preset
+        assert f'href="/en/labs/presets/{preset}/"' in html and runs[0].code_version in html
+    memory = guide_figures.reference_figures.render("memory-vs-n", "memory", "en")
+    assert "1.0\xa0MB at N = 1 to 256.0\xa0KB at N = 8, 4.0 times less" in memory
+
+
+def test_a_figure_in_hindi_and_french_has_a_caption_in_that_language(reference_sweep):
+    reference_sweep("memory-vs-n")
+    french = html.unescape(guide_figures.reference_figures.render("memory-vs-n", "memory", "fr"))
+    hindi = guide_figures.reference_figures.render("memory-vs-n", "memory", "hi")
+    assert "Pic de mémoire d'activation" in french and "4,0 fois moins" in french
+    assert "4.0 गुना कम" in hindi
+
+
+def test_without_reference_results_a_figure_says_so_and_links_the_preset(db):
+    html = guide_figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
+    assert "<svg" not in html and "have not finished yet" in html
+    assert 'href="/en/labs/presets/batchnorm-n-sweep/"' in html
+
+
+def test_an_unfinished_reference_sweep_is_not_drawn(reference_sweep):
+    reference_sweep("batchnorm-n-sweep", status=LabRun.Status.RUNNING)
+    assert "<svg" not in guide_figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
+
+
+def test_a_figure_is_drawn_once_then_served_from_the_cache(reference_sweep, django_assert_num_queries):
+    reference_sweep("layernorm-n-sweep")
+    first = guide_figures.reference_figures.render("layernorm-n-sweep", "loss", "en")
+    with django_assert_num_queries(0):
+        assert guide_figures.reference_figures.render("layernorm-n-sweep", "loss", "en") == first
+
+
+def test_a_guide_page_shows_its_figure_where_the_text_discusses_it(client, reference_sweep):
+    from django.core.management import call_command
+
+    call_command("sync_content", stdout=open("/dev/null", "w"))
+    url = reverse("course:guide_detail", args=["what-is-gradient-accumulation"])
+    missing = client.get(url).content.decode()  # cached for visitors, as every guide page
+    assert "<svg" not in missing and "guide-figure-slot" not in missing
+    assert 'href="/en/labs/presets/memory-vs-n/"' in missing
+    reference_sweep("memory-vs-n")  # a reference sweep finishes: the cached page is retired
+    html = client.get(url).content.decode()
+    figure = re.search(r'<figure class="guide-figure" id="figure-memory-vs-n-memory">.*?</figure>', html, re.S)
+    assert figure and "<title" in figure.group(0) and "<table" in figure.group(0)
+    assert html.index('id="peak-memory"') < figure.start() < html.index('id="why-not-smaller-batch"')
+
+
+@pytest.mark.parametrize("language", ["hi", "fr"])
+def test_guide_figures_in_every_language(client, reference_sweep, language):
+    from django.core.management import call_command
+
+    call_command("sync_content", stdout=open("/dev/null", "w"))
+    reference_sweep("forgot-divide-sgd")
+    html = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
+    assert 'id="figure-forgot-divide-sgd-loss"' in html and "<svg" in html
