@@ -181,6 +181,32 @@ PRESETS: dict[str, Preset] = {
             ),
         ),
         Preset(
+            slug="batch-size-vs-samples",
+            title=_("Bigger batches: fewer steps, not fewer samples"),
+            summary=_(
+                "The digits MLP with SGD on the same 8,000 samples at effective batches of 16, 64 and 256, built "
+                "from micro-batches of 16 (N = 1, 4 and 16), with the learning rate scaled linearly."
+            ),
+            look_for=_(
+                "Against optimizer steps the larger batches fall much faster. Switch the x axis to samples "
+                "seen: 16 and 64 end close together, while 256 ends clearly behind, with a higher validation "
+                "loss. Past the critical batch size a bigger batch saves steps but needs more samples, and on "
+                "one machine samples are time."
+            ),
+            runs=tuple(
+                PresetRun(
+                    f"B = {batch}, N = {batch // 16}",
+                    _base(
+                        effective_batch_size=batch,
+                        accumulation_steps=batch // 16,
+                        learning_rate=0.05 * batch / 64,  # linear scaling from 0.05 at batch 64
+                        steps=8000 // batch,
+                    ),
+                )
+                for batch in (16, 64, 256)
+            ),
+        ),
+        Preset(
             slug="data-parallel-no-sync",
             title=_("Two processes, with and without no_sync"),
             summary=_(

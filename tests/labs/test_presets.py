@@ -16,6 +16,7 @@ GUIDE_LINKED = {
     "batchnorm-n-sweep",
     "groupnorm-vs-batchnorm-tiny",
     "token-normalization",
+    "batch-size-vs-samples",
 }
 
 
