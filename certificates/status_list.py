@@ -29,7 +29,7 @@ LIST_MEDIA_TYPE = "application/vc+jwt"
 
 
 def list_url(number: int) -> str:
-    return settings.SITE_URL + reverse("certificates_api:status_list", args=[number])
+    return settings.SITE_URL + reverse("api:certificate_status_list", args=[number])
 
 
 def slot_draw() -> int:

@@ -7,15 +7,14 @@ from django.views.static import serve
 from course import views as course_views
 
 from . import views
+from .api import api
 
 urlpatterns = [
     path("", course_views.language_redirect, name="root"),
     path("healthz", views.health, name="health"),
     path("ping", views.ping, name="ping"),
     path("admin/", admin.site.urls),
-    path("", include("quizzes.api_urls")),
-    path("", include("certificates.api_urls")),
-    path("", include("labs.api_urls")),
+    path("", api.urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
     # Narration audio generated at set-up; served by Django on one machine, by the proxy at scale.
     path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}),
 ]

@@ -6,11 +6,13 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from .api_errors import error_body
+
 
 def _error(request: HttpRequest, title: str, message: str, status: int) -> HttpResponse:
-    """An error page, or under /api/ the API's JSON error, so API clients never parse HTML."""
+    """An error page, or under /api/ the API's one JSON error shape, so API clients never parse HTML."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"error": message}, status=status)
+        return JsonResponse(error_body(message), status=status)
     return render(request, "error.html", {"title": title, "message": message}, status=status)
 
 

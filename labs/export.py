@@ -22,7 +22,7 @@ CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "second
 
 
 def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
-    """The API representation (see labs/openapi_spec.py)."""
+    """The API representation (its schema: labs/schemas.py)."""
     payload = {
         "id": run.pk,
         "status": run.status,

@@ -223,7 +223,7 @@ def test_certificate_lookups_are_limited_on_the_page_and_the_api_together(client
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "3/m"}
     unknown = "AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH"
     page = reverse("certificates:verify", args=[unknown])
-    api = reverse("certificates_api:certificate", args=[unknown])
+    api = reverse("api:certificate", args=[unknown])
     assert [client.get(page).status_code, client.get(api).status_code, client.get(page).status_code] == [404] * 3
     assert_slowed_down(client.get(page))
     assert_slowed_down(client.get(api), api=True)
@@ -232,7 +232,7 @@ def test_certificate_lookups_are_limited_on_the_page_and_the_api_together(client
 def test_behind_the_proxy_each_learner_has_their_own_counter(client, db, settings):
     settings.BEHIND_PROXY = True
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "1/m"}
-    api = reverse("certificates_api:certificate", args=["AAAA"])
+    api = reverse("api:certificate", args=["AAAA"])
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 404
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 404
     # A client cannot dodge its limit by inventing addresses: the proxy appends the real one last.

@@ -10,6 +10,6 @@ from django.urls import reverse
 def test_forged_certificate_ids_are_not_found(client, db, certificate_id):
     assert client.get(reverse("certificates:verify", args=[certificate_id])).status_code == 404
     assert client.get(reverse("certificates:pdf", args=[certificate_id])).status_code == 404
-    response = client.get(reverse("certificates_api:certificate", args=[certificate_id]))
+    response = client.get(reverse("api:certificate", args=[certificate_id]))
     assert response.status_code == 404
     assert "No certificate was issued" in response.json()["error"]

@@ -84,7 +84,7 @@ def test_a_revoked_certificate_still_answers_with_the_reason(client, certificate
     assert "Revoked." in page.text and "Exam taken by someone else" in page.text
     assert "Valid." not in page.text
     assert client.get(reverse("certificates:pdf", args=[certificate.display_id])).status_code == 410
-    api = client.get(reverse("certificates_api:certificate", args=[certificate.display_id])).json()
+    api = client.get(reverse("api:certificate", args=[certificate.display_id])).json()
     assert api["status"] == "revoked" and api["revocation_reason"] == "Exam taken by someone else"
 
 

@@ -56,7 +56,7 @@ def tampered(value):
 @pytest.fixture
 def token(client, certificate, settings) -> str:
     settings.SITE_URL = "http://127.0.0.1:8000"
-    return client.get(reverse("certificates_api:certificate", args=[certificate.display_id])).json()["credential"]
+    return client.get(reverse("api:certificate", args=[certificate.display_id])).json()["credential"]
 
 
 def test_the_credential_verifies_against_the_published_keys(client, token, certificate):
@@ -110,7 +110,7 @@ def test_after_rotation_old_credentials_still_verify_and_new_ones_use_the_new_ke
     learner_client.post(reverse("certificates:correct_name", args=[certificate.display_id]), {"full_name": "Asha V."})
     replacement = Certificate.objects.get(name="Asha V.")
     assert replacement.kid == keys[0]["kid"] != certificate.kid
-    new_token = client.get(reverse("certificates_api:certificate", args=[replacement.display_id])).json()["credential"]
+    new_token = client.get(reverse("api:certificate", args=[replacement.display_id])).json()["credential"]
     assert verify(client, new_token)["credentialSubject"]["identifier"][0]["identityHash"] == "Asha V."
 
 

@@ -49,8 +49,30 @@ def test_invalid_settings_come_back_as_field_errors(client, token):
     response = post_json(client, "/api/labs/runs", bad, Authorization=f"Bearer {token}")
     assert response.status_code == 400
     body = response.json()
-    assert set(body["fields"]) >= {"norm", "__all__"}
+    assert {entry["field"] for entry in body["fields"]} >= {"norm", "accumulation_steps", None}  # None: no one field
+    assert all(entry["message"] for entry in body["fields"]) and body["error"]
     assert LabRun.objects.count() == 0
+
+
+def test_errors_come_in_the_language_of_accept_language(client, token):
+    fr = {"Authorization": f"Bearer {token}", "Accept-Language": "fr"}
+    response = client.post(
+        "/api/labs/runs", json.dumps({**CONFIG, "accumulation_steps": 3}), content_type="application/json", headers=fr
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "Certaines valeurs de la requête ne sont pas valides.",
+        "fields": [
+            {
+                "field": "accumulation_steps",
+                "message": "accumulation_steps doit diviser effective_batch_size : 16 n'est pas divisible par 3.",
+            }
+        ],
+    }
+    anonymous = client.post(
+        "/api/labs/runs", json.dumps(CONFIG), content_type="application/json", headers={"Accept-Language": "hi"}
+    )
+    assert anonymous.status_code == 401 and anonymous.json()["error"].startswith("लॉग इन")
 
 
 @pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b"\xff\xfe", b""])

@@ -121,5 +121,5 @@ def test_twelve_long_runs_make_a_light_compare_page_and_a_full_csv(learner_clien
         assert sum(row["run_id"] == str(run.pk) for row in rows) == LONG_RUN_STEPS
     assert float(rows[1234]["loss"]) == runs[0].curve[1234]["loss"]  # exact numbers, not the drawn ones
 
-    api = learner_client.get(reverse("labs_api:run", args=[runs[0].pk]))
+    api = learner_client.get(reverse("api:labs_run", args=[runs[0].pk]))
     assert len(api.json()["curve"]) == LONG_RUN_STEPS

@@ -1,0 +1,78 @@
+"""The site's one JSON API (django-ninja), mounted at the site root by config/urls.py.
+
+Each app declares its endpoints once, in a Router in its own api.py, with pydantic schemas for
+what goes in and out; this module puts them together. /api/openapi.json is generated from them.
+Errors have one shape (config/api_errors.py); authentication classes are in accounts/auth.py.
+"""
+
+import json
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from ninja import NinjaAPI
+from ninja.decorators import decorate_view
+from ninja.parser import Parser
+from ninja.renderers import JSONRenderer
+
+from certificates.api import keys_router as certificate_keys_router
+from certificates.api import router as certificates_router
+from labs.api import router as labs_router
+
+from .api_errors import BodyUnreadable, install_error_handlers
+from .api_headers import public_document
+
+MAX_BODY = 16_384  # bytes; the largest body any endpoint needs is a run's settings
+
+
+class _Renderer(JSONRenderer):
+    json_dumps_params = {"ensure_ascii": False}  # names and score bands as people write them
+
+
+class _Parser(Parser):
+    def parse_body(self, request: HttpRequest):
+        if len(request.body) > MAX_BODY:
+            raise BodyUnreadable(_("The request body is too large."))
+        try:
+            return json.loads(request.body)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise BodyUnreadable(_("The request body must be JSON.")) from exc
+
+
+class CourseAPI(NinjaAPI):
+    def get_content_type(self) -> str:
+        return "application/json"  # JSON is UTF-8 by definition (RFC 8259): no charset parameter
+
+    def get_openapi_operation_id(self, operation) -> str:
+        return operation.view_func.__name__
+
+
+api = CourseAPI(
+    title="Gradient Accumulation Course API",
+    version="1.0.0",
+    description=(
+        "Certificates can be checked by anyone; signed credentials verify offline against "
+        "/.well-known/jwks.json, and their status against the signed status list their credentialStatus "
+        "names (W3C Bitstring Status List). Authenticated endpoints take a session (with its CSRF token "
+        "for POST) or `Authorization: Bearer <token>` (tokens are created on the dashboard). Every error "
+        'is {"error": "...", "fields": [{"field": "...", "message": "..."}]}, in the language of '
+        "Accept-Language (en, hi, fr)."
+    ),
+    servers=[{"url": settings.SITE_URL}],
+    urls_namespace="api",
+    openapi_url=None,  # served below, with the headers of a public document
+    docs_url=None,  # no Swagger UI: it would load scripts from a CDN, which our CSP forbids
+    renderer=_Renderer(),
+    parser=_Parser(),
+)
+install_error_handlers(api)
+api.add_router("/api/labs/", labs_router)
+api.add_router("/api/certificates/", certificates_router)
+api.add_router("/.well-known/", certificate_keys_router)  # where verifiers look for the keys
+
+
+@api.get("/api/openapi.json", summary="This document", tags=["meta"], url_name="openapi")
+@decorate_view(public_document(300))
+def openapi_document(request: HttpRequest) -> HttpResponse:
+    document = api.get_openapi_schema(path_prefix="")
+    return HttpResponse(json.dumps(document, ensure_ascii=False), content_type="application/json")

@@ -1,0 +1,101 @@
+"""The JSON API's one error shape, and how every error reaches it.
+
+Every error the API answers (config/api.py; also the site's 404, 429 and 500 under /api/) is:
+
+    {"error": "Some settings are not valid.", "fields": [{"field": "steps", "message": "..."}]}
+
+`error` says what went wrong in the reader's language (Accept-Language, set by LocaleMiddleware);
+`fields` lists the values to correct, empty when no single value is at fault, and `field` is null
+for a message about the request as a whole (e.g. settings that break a rule across fields).
+"""
+
+from collections.abc import Iterable
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from ninja import NinjaAPI, Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from pydantic_core import PydanticCustomError
+
+INVALID_FIELDS = "invalid_fields"  # the pydantic error type that carries ready-made field messages
+
+
+class ErrorField(Schema):
+    field: str | None
+    message: str
+
+
+class Error(Schema):
+    error: str
+    fields: list[ErrorField] = []
+
+
+class ApiError(Exception):
+    """Raised by API views (and auth classes): answered as the error shape with this status."""
+
+    def __init__(self, status: int, message: str, fields: Iterable[tuple[str | None, str]] = ()) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.fields = list(fields)
+
+
+class BodyUnreadable(ValueError):
+    """Raised by the API's parser; ninja wraps it in a 400 HttpError, answered with this message."""
+
+
+def error_body(message: str, fields: Iterable[tuple[str | None, str]] = ()) -> dict:
+    return {"error": message, "fields": [{"field": field, "message": text} for field, text in fields]}
+
+
+def invalid_fields(fields: Iterable[tuple[str | None, str]]) -> PydanticCustomError:
+    """For a schema validator: refuse the input with these (field, translated message) pairs."""
+    pairs = [(field, str(message)) for field, message in fields]
+    return PydanticCustomError(INVALID_FIELDS, "Some values are not valid.", {"fields": pairs})
+
+
+def _validation_fields(errors: list[dict]) -> list[tuple[str | None, str]]:
+    pairs: list[tuple[str | None, str]] = []
+    for error in errors:
+        if error["type"] == INVALID_FIELDS:
+            pairs += [tuple(pair) for pair in error["ctx"]["fields"]]
+            continue
+        source, *rest = error["loc"]  # ("body", <the body's parameter>, field...) or ("path", name)
+        where = [str(part) for part in (rest[1:] if source == "body" else rest)]
+        if not where and error["type"] == "missing":
+            pairs.append((None, _("The request needs a JSON body.")))
+        elif error["type"] == "missing":
+            pairs.append((".".join(where), _("This value is required.")))
+        else:
+            pairs.append((".".join(where) or None, _("This value is not valid.")))
+    return pairs
+
+
+def install_error_handlers(api: NinjaAPI) -> None:
+    def answer(request: HttpRequest, status: int, message: str, fields=()) -> HttpResponse:
+        return api.create_response(request, error_body(message, fields), status=status)
+
+    @api.exception_handler(ApiError)
+    def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+        return answer(request, exc.status, exc.message, exc.fields)
+
+    @api.exception_handler(ValidationError)
+    def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+        fields = _validation_fields(exc.errors)
+        return answer(request, 400, _("Some values in the request are not valid."), fields)
+
+    @api.exception_handler(AuthenticationError)
+    def not_logged_in(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+        message = _("Log in, or send a personal API token in the Authorization header (Bearer).")
+        return answer(request, 401, message)
+
+    @api.exception_handler(Http404)
+    def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+        return answer(request, 404, _("There is nothing at this address."))
+
+    @api.exception_handler(HttpError)
+    def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        # ninja raises these itself: a body it could not parse (400) is the only one we can meet.
+        if isinstance(exc.__cause__, BodyUnreadable):
+            return answer(request, exc.status_code, str(exc.__cause__))
+        return answer(request, exc.status_code, _("The request could not be understood."))

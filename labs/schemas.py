@@ -1,0 +1,156 @@
+"""The labs API's bodies as pydantic schemas (django-ninja turns them into /api/openapi.json).
+
+The run settings' choices and limits are labs.training.config's, and its validate_config checks
+every input (the same rules, messages and leniency as the HTML form and the trainer): the field
+types below describe them, they add no rule of their own.
+"""
+
+from typing import Annotated, Any, Literal
+
+from django.conf import settings
+from ninja import Schema
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+from config.api_errors import invalid_fields
+from labs.training import config as lab_config
+
+from .export import METRIC_NAMES
+from .forms import translate_problem
+from .models import LabRun as LabRunRow
+
+DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+
+
+def _between(bounds: tuple, description: str = "") -> Any:
+    return Field(ge=bounds[0], le=bounds[1], description=description or None)
+
+
+class LabRunSettings(BaseModel):
+    """A lab run's settings. Text for numbers ("64") and choices in any case are accepted too."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: Literal[lab_config.TASKS]
+    norm: Literal[lab_config.NORMS]
+    effective_batch_size: int = _between(lab_config.EFFECTIVE_BATCH_RANGE)
+    accumulation_steps: int = _between(
+        lab_config.ACCUMULATION_RANGE, "N; must divide effective_batch_size (micro-batch = effective ÷ N)."
+    )
+    loss_scaling: Literal[(*lab_config.LOSS_SCALINGS, lab_config.PER_RANK_SCALING)] = Field(
+        description=f"{lab_config.PER_RANK_SCALING}: with 2 or more processes only, each divides by its own "
+        "token count (the mistake the data-parallel lab shows)."
+    )
+    optimizer: Literal[lab_config.OPTIMIZERS]
+    learning_rate: float = _between(lab_config.LEARNING_RATE_RANGE)
+    steps: int = _between(
+        lab_config.STEPS_RANGE, f"Optimizer steps; steps × effective_batch_size ≤ {lab_config.SAMPLE_BUDGET}."
+    )
+    seed: int = _between(lab_config.SEED_RANGE)
+    processes: Literal[lab_config.PROCESS_COUNTS] = Field(
+        1,
+        description="G: DistributedDataParallel processes; G × N must divide effective_batch_size. "
+        "Capped by the worker (LAB_MAX_PROCESSES).",
+    )
+    sync: Literal[lab_config.SYNCS] = Field(
+        "no_sync", description="no_sync: one all-reduce per optimizer step; every_micro: one per micro-batch."
+    )
+    grad_clip: float | None = Field(
+        None,
+        gt=0,
+        le=lab_config.GRAD_CLIP_MAX,
+        description="Max gradient norm, applied after accumulation; null: no clipping.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _follows_the_lab_rules(cls, data: Any) -> Any:
+        config, problems = lab_config.validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
+        if config is None:
+            raise invalid_fields(
+                (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
+                for field, field_problems in problems.items()
+                for problem in field_problems
+            )
+        return config.to_dict()
+
+    def run_config(self) -> lab_config.RunConfig:
+        return lab_config.RunConfig(**self.model_dump())
+
+
+class LabRunCreated(Schema):
+    id: int
+    status: str
+    reused: bool = Field(description="True when identical settings had been trained: the stored result.")
+    url: str
+
+
+class LabRunProgress(Schema):
+    done_steps: int
+    total_steps: int
+    percent: int
+
+
+LabRunMetrics = create_model(
+    "LabRunMetrics",
+    __base__=Schema,
+    **{name: (int | float | None, None) for name in METRIC_NAMES if name != "diverged"},
+    diverged=(bool | None, None),
+)
+
+
+class LabCurvePoint(Schema):
+    model_config = ConfigDict(extra="allow")
+
+    step: int
+    loss: float | None = None
+    grad_norm: float | None = Field(None, description="Before clipping.")
+    lr: float | None = None
+    samples: int | None = None
+    tokens: int | None = Field(None, description="tiny-lm only.")
+    seconds: float | None = None
+
+
+class LabQueuePosition(Schema):
+    position: int | None = Field(ge=1, description="1: the next run a worker takes. null unless queued.")
+    waiting: int = Field(ge=0, description="Runs queued, from every learner.")
+    workers_connected: int = Field(ge=0, description="0: the run waits for one.")
+    estimate_seconds: float | None = Field(description="Until a queued run should be done; null when unknown.")
+
+
+class LabRunSummary(Schema):
+    """A run without its loss curve, as the cancel answer gives it."""
+
+    id: int
+    status: Literal[tuple(LabRunRow.Status.values)]
+    label: str
+    preset: str | None
+    config: dict[str, Any]
+    code_version: str
+    progress: LabRunProgress
+    device: str | None = Field(examples=["cuda:0 NVIDIA H200", "cpu"])
+    torch_version: str | None
+    metrics: LabRunMetrics
+    validation: list[dict[str, Any]]
+    reused_from: int | None = Field(description="Set when identical settings had been trained: the stored result.")
+    cancel_requested: bool
+    error: str | None = Field(description="Why the run failed.")
+    created_at: DateTime
+    finished_at: DateTime | None
+
+
+class LabRun(LabRunSummary):
+    """A run: status, progress, metrics, its loss curve and its place in the queue."""
+
+    curve: list[LabCurvePoint]
+    queue: LabQueuePosition
+
+
+class LabWorker(Schema):
+    name: str
+    device: str = Field(examples=["cpu", "NVIDIA H200"])
+    running: int | None = Field(description="Id of the run it trains now.")
+
+
+class LabQueue(Schema):
+    workers: list[LabWorker]
+    waiting: int = Field(ge=0)
