@@ -19,11 +19,22 @@ MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
 LEGEND_ROW = 20
 GRID_OPEN = '<g stroke="#d0d7de" stroke-width="1">'  # attributes, not CSS: the chart looks right anywhere
 
-Formatter = Callable[[float], str]
+Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
 
 
-def plain_number(value: float) -> str:
-    return f"{value:.3g}"
+def plain_number(value: float, decimals: int) -> str:
+    return f"{value:.{decimals}f}"
+
+
+def tick_decimals(ticks: Sequence[float], log: bool = False) -> list[int]:
+    """Decimals per tick: enough to tell neighbours apart (2.25, 2.30), none for whole steps."""
+    if log:
+        return [max(0, -math.floor(math.log10(t))) for t in ticks]
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    places = max(0, -math.floor(math.log10(step) + 1e-9))
+    if places and round(step * 10**places) % 10 not in (0, 1, 2, 5):  # e.g. 0.25
+        places += 1
+    return [places] * len(ticks)
 
 
 @dataclass(frozen=True)
@@ -39,8 +50,9 @@ class Bar:
     text: str  # the value as the caption and table write it (e.g. "1.2 MB")
 
 
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values covering [low, high] (1, 2 or 5 times a power of ten apart)."""
+def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -> list[float]:
+    """Round tick values covering [low, high] (1, 2 or 5 times a power of ten apart; whole
+    numbers only with `integer`, for optimizer steps)."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return [0.0]
     if high <= low:
@@ -48,11 +60,12 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     raw = (high - low) / max(1, count)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    if integer:
+        step = max(1, round(step))
     first = math.floor(low / step) * step
-    ticks, value = [], first
-    while value < high + step / 2:
-        ticks.append(round(value, 12))
-        value += step
+    ticks = [round(first, 12)]
+    while ticks[-1] < high - step * 1e-9:  # the last tick at or above the highest value
+        ticks.append(round(first + len(ticks) * step, 12))
     return ticks
 
 
@@ -122,8 +135,9 @@ def line_chart(
     parts = _svg_open(id_prefix, title, desc, height)
     if points:
         xs, ys = [p[0] for p in points], [p[1] for p in points]
-        x_ticks = nice_ticks(min(xs), max(xs))
-        y_ticks = log_ticks(min(ys), max(ys)) if log_y else nice_ticks(min(0.0, min(ys)), max(ys))
+        x_ticks = nice_ticks(min(xs), max(xs), integer=all(float(v).is_integer() for v in xs))
+        # The data's own range, not from zero: curves that nearly coincide must be seen apart.
+        y_ticks = log_ticks(min(ys), max(ys)) if log_y else nice_ticks(min(ys), max(ys))
         x = _Scale(x_ticks[0], x_ticks[-1], MARGIN["left"], WIDTH - MARGIN["right"])
         y = _Scale(y_ticks[0], y_ticks[-1], plot_bottom, MARGIN["top"], log=log_y)
         parts += _axes(x, y, x_ticks, y_ticks, fmt)
@@ -154,10 +168,10 @@ def _axes(x: _Scale, y: _Scale, x_ticks: list[float], y_ticks: list[float], fmt:
     parts.append("</g>")
     parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
     parts.append(f'<line stroke="#57606a" x1="{left}" y1="{MARGIN["top"]}" x2="{left}" y2="{bottom}"/>')
-    for value in y_ticks:
-        parts.append(_text(left - 6, y(value) + 4, fmt(value), "end"))
-    for value in x_ticks:
-        parts.append(_text(x(value), bottom + 18, fmt(value)))
+    for value, decimals in zip(y_ticks, tick_decimals(y_ticks, y.log), strict=True):
+        parts.append(_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
+    for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
+        parts.append(_text(x(value), bottom + 18, fmt(value, decimals)))
     return parts
 
 
@@ -201,7 +215,8 @@ def bar_chart(
                 )
                 parts.append(_text(end + 6, y + row / 2 + 4, bar.text, "start"))
         parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-        parts += [_text(scale(t), bottom + 18, fmt(t)) for t in ticks]
+        decimals = tick_decimals(ticks, log)
+        parts += [_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]
         parts.append(_text((left + right) / 2, bottom + 44, value_label))
     parts.append("</svg>")
     return "".join(parts)

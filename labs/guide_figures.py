@@ -226,7 +226,7 @@ def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
             x_label=_("optimizer step"),
             y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
             log_y=log_y,
-            fmt=lambda v: number_format(v, decimal_pos=_decimals(v)),
+            fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
         )
     metric = BAR_METRICS[spec.kind]
     bars = [Bar(run.label, float(run.metrics.get(metric) or 0), _bar_text(spec.kind, run)) for run in runs]
@@ -242,7 +242,7 @@ def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
         desc=desc,
         value_label=_metric_name(spec.kind),
         log=spec.kind == "grad-error",
-        fmt=_sci if spec.kind == "grad-error" else _tick_text(spec.kind),
+        fmt=_tick_text(spec.kind),
     )
 
 
@@ -251,14 +251,12 @@ def _is_number(point: dict) -> bool:
     return isinstance(loss, int | float) and math.isfinite(loss)
 
 
-def _decimals(value: float) -> int:
-    return 0 if value == int(value) else max(0, min(4, 1 - math.floor(math.log10(abs(value)))))
-
-
-def _tick_text(kind: str) -> Callable[[float], str]:
+def _tick_text(kind: str) -> Callable[[float, int], str]:
     if kind == "memory":
-        return lambda v: filesizeformat(v)
-    return lambda v: number_format(v, decimal_pos=_decimals(v))
+        return lambda value, _decimals: filesizeformat(value)
+    if kind == "grad-error":
+        return lambda value, _decimals: _sci(value)
+    return lambda value, decimals: number_format(value, decimal_pos=decimals)
 
 
 def _bar_text(kind: str, run: LabRun) -> str:

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from course.figures import figure_markers
 from labs import guide_figures
-from labs.figures import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks
+from labs.figures import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks, tick_decimals
 from labs.models import LabRun
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -55,6 +55,9 @@ def test_a_log_scale_bar_chart_spans_orders_of_magnitude():
 
 def test_ticks_are_round_numbers_covering_the_data():
     assert nice_ticks(0, 2.3) == [0, 0.5, 1.0, 1.5, 2.0, 2.5]
+    assert nice_ticks(1, 2, integer=True) == [1, 2]  # optimizer steps: no step 1.2
+    assert nice_ticks(2.24, 2.36) == [2.2, 2.25, 2.3, 2.35, 2.4]  # the highest value is covered
+    assert tick_decimals([2.2, 2.25, 2.3]) == [2, 2, 2]  # "2.25, 2.30", never "2.2, 2.2"
     assert log_ticks(3e-7, 0.09) == [1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
 
 
