@@ -9,8 +9,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django.views.decorators.vary import vary_on_headers
 
+from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import rate_limit
 
 from . import services
@@ -72,14 +72,13 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@vary_on_headers("HX-Request")
+@vary_on_htmx
 @rate_limit("guide_search")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     context = {"query": query, "hits": search_guides(query, get_language()) if query else []}
-    # Back after htmx's history cache missed asks for the URL again: it needs the whole page.
-    fragment = request.htmx and not request.htmx.history_restore_request
-    return render(request, "course/search.html#results" if fragment else "course/search.html", context)
+    template = "course/search.html#results" if wants_fragment(request) else "course/search.html"
+    return render(request, template, context)
 
 
 # No CSRF token: the form sits on pages cached for every visitor, so it cannot carry one. A forged
@@ -88,14 +87,14 @@ def search(request: HttpRequest) -> HttpResponse:
 # is not resubscribed without it), the view reads no session or account, and it is rate limited.
 @csrf_exempt
 @require_POST
-@vary_on_headers("HX-Request")
+@vary_on_htmx
 @rate_limit("newsletter_subscribe")
 def newsletter_subscribe(request: HttpRequest) -> HttpResponse:
     form = NewsletterForm(request.POST)
     if form.is_valid():
         services.newsletter_subscribe(email=form.cleaned_data["email"], language=get_language())
         form = None
-    template = "course/_newsletter_form.html#form" if request.htmx else "course/newsletter.html"
+    template = "course/_newsletter_form.html#form" if wants_fragment(request) else "course/newsletter.html"
     return render(request, template, {"newsletter_form": form}, status=200 if form is None else 400)
 
 

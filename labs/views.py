@@ -12,6 +12,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from config.htmx import vary_on_htmx, wants_fragment
 from config.views import rate_limited
 from course.page_cache import public_page
 
@@ -117,6 +118,7 @@ def _say_if_reused(request: HttpRequest, runs: list[LabRun]) -> None:
 
 
 @require_GET
+@vary_on_htmx
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = selectors.run_visible(run_id=run_id, user=request.user)
     if run is None:
@@ -125,6 +127,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_GET
+@vary_on_htmx
 def run_shared(request: HttpRequest, token: str) -> HttpResponse:
     run = selectors.run_shared(token=token)
     if run is None:
@@ -148,7 +151,7 @@ def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
         "share_url": request.build_absolute_uri(reverse("labs:shared", args=[run.share_token])),
         "reused_from_visible": run.reused_from is not None and run.reused_from.visible_to(request.user),
     }
-    template = "labs/run_detail.html#status" if request.htmx else "labs/run_detail.html"
+    template = "labs/run_detail.html#status" if wants_fragment(request) else "labs/run_detail.html"
     return render(request, template, context)
 
 
@@ -176,10 +179,11 @@ def run_share_reset(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_GET
+@vary_on_htmx
 def compare(request: HttpRequest) -> HttpResponse:
     runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
     context = _compare_context(request, runs)
-    if request.htmx and not request.GET.get("live"):  # the preset page's poll: its results only
+    if wants_fragment(request) and not request.GET.get("live"):  # the preset page's poll: its results only
         return render(request, "labs/compare.html#results", context)
     own_runs = list(selectors.runs_of(request.user)[:20]) if request.user.is_authenticated else []
     # One request per poll: the results table's poll brings the listed runs' statuses and the
@@ -190,7 +194,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "live_active": not context["any_active"] and any(run.is_active for run in own_runs),
         "poll_url": context["poll_url"] + "&live=1",
     }
-    return render(request, "labs/compare_poll.html" if request.htmx else "labs/compare.html", context)
+    return render(request, "labs/compare_poll.html" if wants_fragment(request) else "labs/compare.html", context)
 
 
 @require_GET

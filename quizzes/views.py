@@ -2,13 +2,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
-from django.views.decorators.vary import vary_on_headers
 
+from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import rate_limit
 from course.page_cache import public_page
 
@@ -106,13 +105,11 @@ def _question_fragment(
     answer = answer or attempt.answers.filter(question=question).first()
     item = selectors.question_item(attempt, number, question, answer, get_language(), error)
     context = {"attempt": attempt, "item": item, "answered": attempt.answers.count(), "oob": True}
-    html = render_to_string("quizzes/attempt.html#question", context, request)
-    html += render_to_string("quizzes/attempt.html#progress", context, request)
-    return HttpResponse(html, status=status)
+    return render(request, "quizzes/attempt.html#graded", context, status=status)
 
 
 @require_POST
-@vary_on_headers("HX-Request")  # htmx gets the graded card, a plain form post a redirect
+@vary_on_htmx  # htmx gets the graded card, a plain form post a redirect
 @rate_limit("quiz_answer", key="user_or_ip")
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
@@ -121,11 +118,11 @@ def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpRespon
     except services.QuestionNotFound:
         raise Http404 from None
     except services.QuizError as exc:
-        if request.htmx:
+        if wants_fragment(request):
             return _question_fragment(request, attempt, number, exc.message, exc.status)
         attempt.refresh_from_db()
         return _attempt_page(request, attempt, {number: exc.message}, exc.status)
-    if request.htmx:
+    if wants_fragment(request):
         return _question_fragment(request, attempt, number, answer=graded)
     return redirect(f"{selectors.attempt_url(attempt)}#q{number}")
 

@@ -57,14 +57,34 @@
     setupCopyButtons(root);
   }
 
-  // Targets marked data-swap-errors receive a 400 holding the form and its error messages: show
-  // it, where htmx would drop an error response. (In htmx 2 detail.elt is the swap target.)
-  document.addEventListener("htmx:beforeSwap", function (event) {
+  // How htmx treats every answer, in one place. A 400 or 409 carries the form or the question's
+  // card with the reason in it, so it is swapped in like a success; any other error status, or no
+  // answer at all, leaves the page as it was and shows one message (its words come, translated,
+  // from the nearest data-swap-error: the #swap-error box's own, or a more precise one such as
+  // the quiz's) instead of failing silently.
+  if (window.htmx) {
+    window.htmx.config.responseHandling = [
+      { code: "204", swap: false },
+      { code: "[23]..", swap: true },
+      { code: "40[09]", swap: true, error: false },
+      { code: "[45]..", swap: false, error: true },
+      { code: "...", swap: false },
+    ];
+  }
+
+  function showSwapError(event) {
+    var box = document.getElementById("swap-error");
+    if (!box) return;
     var elt = event.detail.elt;
-    if (event.detail.xhr.status === 400 && elt.closest && elt.closest("[data-swap-errors]")) {
-      event.detail.shouldSwap = true;
-      event.detail.isError = false;
-    }
+    var source = (elt && elt.closest && elt.closest("[data-swap-error]")) || box;
+    box.textContent = source.dataset.swapError;
+    box.hidden = false;
+  }
+  document.addEventListener("htmx:responseError", showSwapError);
+  document.addEventListener("htmx:sendError", showSwapError);
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var box = document.getElementById("swap-error");
+    if (box && event.detail.successful) box.hidden = true;
   });
 
   // A form on a page cached for every visitor carries no CSRF token (a token is the visitor's
