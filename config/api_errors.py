@@ -48,10 +48,11 @@ def error_body(message: str, fields: Iterable[tuple[str | None, str]] = ()) -> d
     return {"error": message, "fields": [{"field": field, "message": text} for field, text in fields]}
 
 
-def invalid_fields(fields: Iterable[tuple[str | None, str]]) -> PydanticCustomError:
-    """For a schema validator: refuse the input with these (field, translated message) pairs."""
+def invalid_fields(summary: str, fields: Iterable[tuple[str | None, str]]) -> PydanticCustomError:
+    """For a schema validator: refuse the input, saying `summary` and, for each (field, message)
+    pair, what to correct (all translated already)."""
     pairs = [(field, str(message)) for field, message in fields]
-    return PydanticCustomError(INVALID_FIELDS, "Some values are not valid.", {"fields": pairs})
+    return PydanticCustomError(INVALID_FIELDS, "{summary}", {"summary": str(summary), "fields": pairs})
 
 
 def _validation_fields(errors: list[dict]) -> list[tuple[str | None, str]]:
@@ -81,8 +82,9 @@ def install_error_handlers(api: NinjaAPI) -> None:
 
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-        fields = _validation_fields(exc.errors)
-        return answer(request, 400, _("Some values in the request are not valid."), fields)
+        summaries = [error["ctx"]["summary"] for error in exc.errors if error["type"] == INVALID_FIELDS]
+        summary = summaries[0] if summaries else _("Some values in the request are not valid.")
+        return answer(request, 400, summary, _validation_fields(exc.errors))
 
     @api.exception_handler(AuthenticationError)
     def not_logged_in(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:

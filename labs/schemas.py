@@ -8,6 +8,7 @@ types below describe them, they add no rule of their own.
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -66,11 +67,12 @@ class LabRunSettings(BaseModel):
     def _follows_the_lab_rules(cls, data: Any) -> Any:
         config, problems = lab_config.validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
         if config is None:
-            raise invalid_fields(
+            fields = [
                 (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
                 for field, field_problems in problems.items()
                 for problem in field_problems
-            )
+            ]
+            raise invalid_fields(_("Some settings are not valid."), fields)
         return config.to_dict()
 
     def run_config(self) -> lab_config.RunConfig:

@@ -61,7 +61,7 @@ def test_errors_come_in_the_language_of_accept_language(client, token):
     )
     assert response.status_code == 400
     assert response.json() == {
-        "error": "Certaines valeurs de la requête ne sont pas valides.",
+        "error": "Certains paramètres ne sont pas valides.",
         "fields": [
             {
                 "field": "accumulation_steps",
