@@ -83,6 +83,14 @@ def test_a_body_that_is_not_a_json_object_is_a_400(client, token, raw):
     assert response.status_code == 400 and response.json()["error"]
 
 
+def test_a_body_over_16_kib_is_refused_unread(client, token):
+    body = json.dumps({**CONFIG, "label": "x" * 20_000})
+    response = client.post(
+        "/api/labs/runs", body, content_type="application/json", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 400 and response.json() == {"error": "The request body is too large.", "fields": []}
+
+
 def test_a_session_submission_needs_the_csrf_token(learner):
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(learner)
