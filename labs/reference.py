@@ -52,7 +52,7 @@ class ReferenceSweep:
 
     @property
     def devices(self) -> str:
-        return ", ".join(dict.fromkeys(run.device for run in self.runs if run.device))
+        return ", ".join(dict.fromkeys(run.device for run in self.runs if run.device)) or "—"
 
     @property
     def is_current(self) -> bool:
@@ -174,10 +174,10 @@ def reference_run_finished(run: LabRun) -> None:
 
 
 def reference_results_changed() -> None:
-    from course.figures import figures_changed  # labs sits above course: it may call down
+    from course.page_cache import pages_changed  # labs sits above course: it may call down
 
     try:
         cache.delete(INDEX_KEY)
     except RedisError as exc:
         logger.warning("the reference index could not be forgotten (INDEX_TIMEOUT bounds it): %s", exc)
-    figures_changed()
+    pages_changed()  # guide pages show the figures: render them again

@@ -233,6 +233,7 @@ def main_pages(course_site, learner) -> MainPages:
     """A learner with a quiz under way, a finished quiz, a certificate and lab runs to show."""
     from certificates.services import certificate_issue
     from labs.presets import preset_get
+    from labs.reference import reference_sweep_submit
     from quizzes.models import Attempt, Quiz
     from quizzes.services import attempt_finish, attempt_start
 
@@ -252,6 +253,7 @@ def main_pages(course_site, learner) -> MainPages:
         finished_run(learner, config, preset=preset.slug, index=i, loss=2.0 + i)
         for i, (_label, config) in enumerate(preset.configs())
     ]
+    reference_sweep_submit(preset=preset)  # the site's reference (reusing those results): figures and preset page
     own_run = finished_run(learner, {**preset.configs()[0][1], "steps": 5, "seed": 7})
     compare = "&".join(f"run={run.share_ref}" for run in [*preset_runs, own_run])
     return MainPages(
