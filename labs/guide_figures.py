@@ -76,6 +76,11 @@ def _memory(runs: list[LabRun]) -> dict[str, str]:
     }
 
 
+def _validation(runs: list[LabRun]) -> dict[str, str]:
+    first, middle, last = (run.metrics.get("val_loss") for run in runs)
+    return {"first": _fmt(first), "middle": _fmt(middle), "last": _fmt(last)}
+
+
 def _wall_time(runs: list[LabRun]) -> dict[str, str]:
     finals = [f for f in map(_final, runs) if f is not None]
     first, last = runs[0].metrics.get("wall_seconds"), runs[-1].metrics.get("wall_seconds")
@@ -171,6 +176,14 @@ FIGURES: dict[tuple[str, str], FigureSpec] = {
         ),
         _errors(1, 2, names=("tokens", "means")),
     ),
+    ("batch-size-vs-samples", "loss-by-samples"): FigureSpec(
+        "loss-samples",
+        gettext_lazy(
+            "Training loss against samples seen, for the same 8,000 samples at effective batches of 16, 64 and "
+            "256. The validation loss ends at %(first)s with batch 16, %(middle)s with 64 and %(last)s with 256."
+        ),
+        _validation,
+    ),
     ("memory-vs-n", "wall-time"): FigureSpec(
         "wall-time",
         gettext_lazy(
@@ -190,6 +203,7 @@ FIGURES: dict[tuple[str, str], FigureSpec] = {
     ),
 }
 
+CURVE_KINDS = ("loss", "loss-samples")
 LOSS_CURVES = FigureSpec("loss", "", lambda runs: {})  # the preset page's chart: no caption of its own
 BAR_METRICS = {
     "wall-time": "wall_seconds",
@@ -205,25 +219,26 @@ BAR_METRICS = {
 def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
     runs, title = reference.runs, str(reference.preset.title)
     labels = ", ".join(run.label for run in runs)
-    if spec.kind == "loss":
+    if spec.kind in CURVE_KINDS:
+        x_key = "samples" if spec.kind == "loss-samples" else "step"
         series = [
             Series(
-                run.label, [(p["step"], p["loss"]) for p in downsample_curve(run.curve, CURVE_POINTS) if _is_number(p)]
+                run.label, [(p[x_key], p["loss"]) for p in downsample_curve(run.curve, CURVE_POINTS) if _is_number(p)]
             )
             for run in runs
         ]
         losses = [y for s in series for _x, y in s.points if isinstance(y, int | float) and y > 0]
         log_y = bool(losses) and max(losses) / min(losses) > 100
-        desc = _("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.") % {
-            "count": len(runs),
-            "labels": labels,
-        }
+        if x_key == "samples":
+            desc = _("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
+        else:
+            desc = _("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
         return line_chart(
             series,
             id_prefix=key,
             title=title,
-            desc=desc,
-            x_label=_("optimizer step"),
+            desc=desc % {"count": len(runs), "labels": labels},
+            x_label=_("samples seen") if x_key == "samples" else _("optimizer step"),
             y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
             log_y=log_y,
             fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
@@ -281,6 +296,12 @@ def _metric_name(kind: str) -> str:
 
 def _table(spec: FigureSpec, runs: list[LabRun]) -> tuple[list[str], list[list[str]]]:
     """Column headers and rows of the data table behind the figure."""
+    if spec.kind == "loss-samples":  # the runs take different steps: one row per run
+        header = [_("Run"), _("samples seen"), _("Final loss"), _("Validation loss")]
+        return header, [
+            [run.label, str(run.curve[-1].get("samples")), _fmt(_final(run), 4), _fmt(run.metrics.get("val_loss"), 4)]
+            for run in runs
+        ]
     if spec.kind != "loss":
         header = [_("Run"), _metric_name(spec.kind), _("Final loss")]
         return header, [[run.label, _bar_text(spec.kind, run), _fmt(_final(run), 4)] for run in runs]
