@@ -8,12 +8,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from certificates.selectors import dashboard_context as certificates_dashboard
 from config.ratelimit import rate_limit
-from course.models import GuideRead
-from labs.selectors import dashboard_context as labs_dashboard
-from quizzes.selectors import dashboard_context as quizzes_dashboard
 
+from .dashboard import render_sections
 from .forms import ApiTokenForm, ProfileForm, SignUpForm
 from .models import ApiToken
 from .services import account_create, profile_for
@@ -48,12 +45,9 @@ def _safe_next(request: HttpRequest) -> str:
 def dashboard(request: HttpRequest) -> HttpResponse:
     context = {
         "profile": profile_for(request.user),
-        "reads": GuideRead.objects.filter(user=request.user).select_related("guide").order_by("guide__order"),
+        "sections": render_sections(request),  # contributed by the other apps (accounts/dashboard.py)
         "tokens": request.user.api_tokens.all(),
         "token_form": ApiTokenForm(),
-        **quizzes_dashboard(request.user),
-        **certificates_dashboard(request.user),
-        **labs_dashboard(request.user),
     }
     return render(request, "accounts/dashboard.html", context)
 

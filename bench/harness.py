@@ -280,6 +280,7 @@ def _prepare(env: dict[str, str]) -> dict[str, Any]:
     """What bin/setup does (narration aside), then bench/seed.py; returns what the seed made."""
     _manage(env, "migrate", "--noinput", "-v", "0")
     _manage(env, "sync_content")
+    _manage(env, "sync_quizzes")
     _manage(env, "collectstatic", "--noinput", "-v", "0")
     _manage(env, "ensure_signing_key")
     command = [PYTHON, str(ROOT / "bench" / "seed.py")]

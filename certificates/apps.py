@@ -7,4 +7,9 @@ class CertificatesConfig(AppConfig):
     verbose_name = _("Certificates")
 
     def ready(self) -> None:
+        from accounts.dashboard import register_section
+
         from . import signals  # noqa: F401  (connects the page-cache receiver)
+        from .selectors import dashboard_context
+
+        register_section("certificates", template="certificates/_dashboard.html", context=dashboard_context, order=30)

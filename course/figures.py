@@ -11,7 +11,8 @@ it in the page's language (`fill_figures`, the `with_figures` template filter). 
 imports the app that draws them: labs registers its provider in its AppConfig.ready().
 
 Cached guide pages include the provider's `state()` in their content hash (page_cache.py), so
-`figures_changed()` retires them when a figure's data changes.
+the provider retires them with `page_cache.pages_changed()` when a figure's data changes (this
+module never imports page_cache, which imports it).
 """
 
 import re
@@ -85,10 +86,3 @@ def fill_figures(body_html: str, language: str) -> str:
 
 def figures_state() -> str:
     return "|".join(provider.state() for provider in _providers)
-
-
-def figures_changed() -> None:
-    """A figure's data changed: cached guide pages are rendered again."""
-    from .page_cache import pages_changed
-
-    pages_changed()

@@ -18,10 +18,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from config.celery import app as celery_app
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
 from .models import LabRun
 from .presets import Preset
+
+# The worker's task, sent by name: labs.tasks imports this module, so this one must not import it.
+EXECUTE_RUN = "labs.tasks.execute_run"
 
 logger = logging.getLogger(__name__)
 
@@ -147,15 +151,13 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     """Hand a queued run to the broker. False when the broker is unreachable: the run stays
     stored with no `enqueued_at` and the dispatcher sends it once Redis is back.
     `low_priority` (reference runs): workers take it only when no learner's run waits."""
-    from . import tasks  # Celery is imported lazily so models and services load without a broker
-
     priority = {"priority": LOW_PRIORITY} if low_priority else {}
     try:
         # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
-        with tasks.execute_run.app.connection_for_write() as connection:
+        with celery_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
-            tasks.execute_run.apply_async(args=[run_id], retry=False, connection=connection, **priority)
+            celery_app.send_task(EXECUTE_RUN, args=[run_id], retry=False, connection=connection, **priority)
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False

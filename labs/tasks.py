@@ -7,10 +7,10 @@ arrives twice trains once. Nothing here imports torch (labs.execution does, insi
 from celery import shared_task
 
 from .execution import lab_run_execute
-from .services import lab_runs_dispatch_pending, lab_runs_sweep_stale
+from .services import EXECUTE_RUN, lab_runs_dispatch_pending, lab_runs_sweep_stale
 
 
-@shared_task(name="labs.tasks.execute_run", bind=True, acks_late=True)
+@shared_task(name=EXECUTE_RUN, bind=True, acks_late=True)
 def execute_run(self, run_id: int) -> None:
     lab_run_execute(run_id=run_id, worker=self.request.hostname or "")
 

@@ -7,4 +7,9 @@ class QuizzesConfig(AppConfig):
     verbose_name = _("Quizzes")
 
     def ready(self) -> None:
+        from accounts.dashboard import register_section
+
         from . import signals  # noqa: F401  (connects the login receiver)
+        from .selectors import dashboard_context
+
+        register_section("quizzes", template="quizzes/_dashboard.html", context=dashboard_context, order=20)
