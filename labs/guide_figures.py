@@ -8,6 +8,7 @@ gets a sentence and a link to its page instead.
 """
 
 import json
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.formats import date_format, number_format
+from django.utils.formats import date_format, get_format, number_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -29,6 +30,7 @@ from .models import LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 
+logger = logging.getLogger(__name__)
 CACHE_VERSION = 1  # bump when the drawing changes
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
@@ -52,7 +54,9 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _sci(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1e}"
+    if not isinstance(value, int | float):
+        return "—"
+    return f"{value:.1e}".replace(".", get_format("DECIMAL_SEPARATOR"))  # 1,3e-07 in French
 
 
 def _final(run: LabRun) -> float | None:
@@ -321,7 +325,7 @@ def _figure_html(preset: str, name: str, spec: FigureSpec, reference: ReferenceS
     header, rows = _table(spec, reference.runs)
     context |= {
         "svg": _svg(spec, reference, context["key"]),
-        "caption": str(spec.caption) % spec.numbers(reference.runs),
+        "caption": _caption(spec, reference),
         "header": header,
         "rows": rows,
         "date": date_format(reference.finished_at, "DATE_FORMAT"),
@@ -329,6 +333,16 @@ def _figure_html(preset: str, name: str, spec: FigureSpec, reference: ReferenceS
         "code_version": reference.code_version,
     }
     return render_to_string("labs/_guide_figure.html", context)
+
+
+def _caption(spec: FigureSpec, reference: ReferenceSweep) -> str:
+    """What to see, with the runs' numbers; a run missing a metric (an older code version) gets
+    the preset's own sentence instead of an error on the guide page."""
+    try:
+        return str(spec.caption) % spec.numbers(reference.runs)
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+        logger.exception("figure caption of reference sweep %s", reference.sweep)
+        return str(reference.preset.look_for)
 
 
 class ReferenceFigures:

@@ -132,3 +132,15 @@ def test_guide_figures_in_every_language(client, reference_sweep, language):
     reference_sweep("forgot-divide-sgd")
     html = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
     assert 'id="figure-forgot-divide-sgd-loss"' in html and "<svg" in html
+
+
+def test_a_run_missing_a_metric_gets_the_presets_own_sentence_not_an_error(reference_sweep):
+    reference_sweep("memory-vs-n", peak_activation_bytes=None)  # e.g. stored by an older code version
+    html_text = html.unescape(guide_figures.reference_figures.render("memory-vs-n", "memory", "en"))
+    assert "<svg" in html_text and "Look at the peak activation memory column" in html_text
+
+
+def test_numbers_in_french_use_its_decimal_comma(reference_sweep):
+    reference_sweep("groupnorm-vs-batchnorm-tiny")
+    french = guide_figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr")
+    assert "l&#x27;erreur de BatchNorm vaut 1,0e-06 et celle de GroupNorm 1,0e-04" in french
