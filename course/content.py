@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from .narration import SUMMARY_SECONDS, spoken_seconds
+
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 HEADING_RE = re.compile(r"^(#{2,3})\s+(.+?)\s*\{#([a-z0-9-]+)\}\s*$")
 FENCE_RE = re.compile(r"^(```|~~~)")
@@ -24,6 +26,12 @@ REQUIRED_H2 = [
 ]
 REQUIRED_PRACTICE_H3 = ["why-it-matters", "keep-in-mind", "next-steps"]
 MIN_FAQ = 4
+# The last section: 2 to 4 tasks, each followed by its solution in a disclosure (AUTHORING.md).
+EXERCISES_H2 = "exercises"
+MIN_EXERCISES, MAX_EXERCISES = 2, 4
+EXERCISE_ID_RE = re.compile(r"^exercise-(\d+)$")
+DISCLOSURE_OPEN = '<details markdown="1">'
+SUMMARY_RE = re.compile(r"^<summary>\S.*</summary>$")
 # prerequisites / objectives: what a learner needs first and can do afterwards (AUTHORING.md).
 FRONT_MATTER_KEYS = {"order", "title", "summary", "lab_preset", "lab_try", "related", "prerequisites", "objectives"}
 MIN_OBJECTIVES, MAX_OBJECTIVES = 3, 5
@@ -48,10 +56,11 @@ class GuideSource:
     meta: dict
     body: str
     headings: list[Heading] = field(default_factory=list)
+    spoken_summary: str = ""  # summary.<lang>.txt beside the guide, read by the narration
 
     @property
     def source_hash(self) -> str:
-        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+        return hashlib.sha256(self.path.read_bytes() + self.spoken_summary.encode()).hexdigest()
 
     @property
     def faq_count(self) -> int:
@@ -149,8 +158,8 @@ def _check_objectives(objectives, path: Path) -> None:
 
 def check_anatomy(source: GuideSource) -> None:
     h2 = [h.id for h in source.headings if h.level == 2]
-    if h2 != REQUIRED_H2:
-        raise ContentError(f"{source.path}: sections must be {REQUIRED_H2}, found {h2}")
+    if h2 not in (REQUIRED_H2, [*REQUIRED_H2, EXERCISES_H2]):
+        raise ContentError(f"{source.path}: sections must be {[*REQUIRED_H2, EXERCISES_H2]}, found {h2}")
     ids = [h.id for h in source.headings]
     if len(ids) != len(set(ids)):
         raise ContentError(f"{source.path}: heading ids must be unique")
@@ -159,6 +168,56 @@ def check_anatomy(source: GuideSource) -> None:
         raise ContentError(f"{source.path}: 'putting-it-into-practice' needs {REQUIRED_PRACTICE_H3}")
     if source.faq_count < MIN_FAQ:
         raise ContentError(f"{source.path}: the FAQ needs at least {MIN_FAQ} questions ({{#faq-N}})")
+    if EXERCISES_H2 in h2:
+        check_exercises(source)
+
+
+def exercise_sections(body: str) -> dict[str, list[str]]:
+    """Exercise id -> the lines under its heading, from the `## ... {#exercises}` section."""
+    sections, current, in_section, in_fence = {}, None, False, False
+    for line in body.splitlines():
+        if FENCE_RE.match(line.strip()):
+            in_fence = not in_fence
+        heading = None if in_fence else HEADING_RE.match(line)
+        if heading and len(heading.group(1)) == 2:
+            in_section, current = heading.group(3) == EXERCISES_H2, None
+        elif heading and in_section:
+            current = sections.setdefault(heading.group(3), [])
+        elif current is not None:
+            current.append(line)
+    return sections
+
+
+def check_exercises(source: GuideSource) -> None:
+    """Exercises 1..k (2 to 4), each a task, then its solution in one disclosure, then nothing else."""
+    sections = exercise_sections(source.body)
+    ids = list(sections)
+    expected = [f"exercise-{n}" for n in range(1, len(ids) + 1)]
+    if not MIN_EXERCISES <= len(ids) <= MAX_EXERCISES or ids != expected:
+        raise ContentError(
+            f"{source.path}: 'exercises' needs {MIN_EXERCISES} to {MAX_EXERCISES} tasks "
+            f"headed {{#exercise-1}}, {{#exercise-2}}...; found {ids}"
+        )
+    for exercise_id, lines in sections.items():
+        _check_solution(lines, f"{source.path}: {exercise_id}")
+    link = f"/{source.language}/labs/presets/{source.meta['lab_preset']}/"
+    if link not in "\n".join(line for lines in sections.values() for line in lines):
+        raise ContentError(f"{source.path}: an exercise must send the learner to the guide's lab preset ({link})")
+
+
+def _check_solution(lines: list[str], where: str) -> None:
+    stripped = [line.strip() for line in lines]
+    if stripped.count(DISCLOSURE_OPEN) != 1 or stripped.count("</details>") != 1:
+        raise ContentError(f"{where}: needs exactly one solution, between '{DISCLOSURE_OPEN}' and '</details>'")
+    start, end = stripped.index(DISCLOSURE_OPEN), stripped.index("</details>")
+    if not any(stripped[:start]):
+        raise ContentError(f"{where}: the task must be stated before its solution")
+    if start + 1 >= len(stripped) or not SUMMARY_RE.match(stripped[start + 1]):
+        raise ContentError(f"{where}: the line after '{DISCLOSURE_OPEN}' must be '<summary>...</summary>'")
+    if end < start or not any(stripped[start + 2 : end]):
+        raise ContentError(f"{where}: the solution is empty")
+    if any(stripped[end + 1 :]):
+        raise ContentError(f"{where}: nothing may follow the solution's '</details>'")
 
 
 def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
@@ -171,9 +230,27 @@ def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
         if not path.exists():
             raise ContentError(f"{folder}: missing the '{language}' version ({path.name})")
         sources[language] = load_guide_file(path)
+        summary_path = folder / f"summary.{language}.txt"  # TEMP(helper I): required once all exist
+        if summary_path.exists():
+            sources[language].spoken_summary = load_spoken_summary(summary_path, language)
         check_anatomy(sources[language])
     check_parity(sources)
     return sources
+
+
+def load_spoken_summary(path: Path, language: str) -> str:
+    """The summary written for listening; its length must take 1.5 to 3 minutes to say."""
+    if not path.exists():
+        raise ContentError(f"{path.parent}: missing the spoken summary '{path.name}' (see AUTHORING.md)")
+    text = path.read_text(encoding="utf-8").strip()
+    low, high = SUMMARY_SECONDS
+    seconds = spoken_seconds(text, language)
+    if not low <= seconds <= high:
+        raise ContentError(
+            f"{path}: a spoken summary takes {low / 60:g} to {high / 60:g} minutes to say; "
+            f"this one takes {seconds / 60:.1f} minutes at the voice's rate"
+        )
+    return text
 
 
 def check_parity(sources: dict[str, GuideSource]) -> None:

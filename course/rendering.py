@@ -10,7 +10,17 @@ import nh3
 
 from .figures import markers_to_placeholders
 
-EXTENSIONS = ["toc", "tables", "footnotes", "fenced_code", "codehilite", "attr_list", "pymdownx.arithmatex"]
+# md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
+EXTENSIONS = [
+    "toc",
+    "tables",
+    "footnotes",
+    "fenced_code",
+    "codehilite",
+    "attr_list",
+    "md_in_html",
+    "pymdownx.arithmatex",
+]
 EXTENSION_CONFIGS = {
     "codehilite": {"guess_lang": False, "css_class": "codehilite"},
     "pymdownx.arithmatex": {"generic": True},
@@ -52,6 +62,8 @@ ALLOWED_TAGS = {
     "caption",
     "abbr",
     "kbd",
+    "details",
+    "summary",
 }
 ALLOWED_ATTRIBUTES = {
     "*": {"id", "class", "title"},
