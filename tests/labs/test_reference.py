@@ -156,3 +156,27 @@ def test_every_preset_has_valid_reference_configs(slug):
         config, errors = validate_config(data)
         assert config is not None, errors
         assert config_fingerprint(config) in reference.preset_fingerprints(PRESETS[slug])
+
+
+@pytest.mark.integration
+def test_a_real_worker_trains_a_learners_run_before_reference_runs_queued_earlier(
+    make_worker, learner, tiny_config, settings
+):
+    """Every message is in Redis before the worker starts, so the order it takes them in is the
+    broker's priority order, whatever the machine's speed."""
+    import time
+
+    from labs.services import lab_run_submit
+
+    settings.LAB_PRESET_MAX_STEPS = 2
+    references = reference.reference_sweep_submit(preset=PRESETS["layernorm-n-sweep"])  # sent first, priority 9
+    own = lab_run_submit(user=learner, config=tiny_config(steps=2, seed=11))  # sent last, priority 0
+    assert all(run.enqueued_at is not None for run in LabRun.objects.all())
+    make_worker("reference-order").start()
+    ids = [run.pk for run in references] + [own.pk]
+    deadline = time.monotonic() + 240
+    while LabRun.objects.filter(pk__in=ids).exclude(status="succeeded").exists():
+        assert time.monotonic() < deadline, list(LabRun.objects.filter(pk__in=ids).values("pk", "status"))
+        time.sleep(0.2)
+    started = dict(LabRun.objects.filter(pk__in=ids).values_list("pk", "started_at"))
+    assert started[own.pk] < min(started[run.pk] for run in references)
