@@ -14,6 +14,11 @@ it. The current hash lives in the cache too, is recomputed from the database whe
 missing, and is deleted when a guide changes (signals below; `pages_changed()` for bulk updates).
 Timeouts bound what the hash does not see (a quiz edited in the admin, the latest lab results).
 When the cache cannot be reached, pages are rendered as if there were no cache.
+
+Why not `cache_page`: it runs after the whole middleware stack, keys its entries by the Cookie
+header (each returning visitor's CSRF cookie would get a copy of its own) and skips responses that
+set a cookie, so first-time visitors would never hit. Why the hash sits in the entry rather than in
+its key: one `get_many` fetches the page and the current hash together, one round trip per hit.
 """
 
 import hashlib
