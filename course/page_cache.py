@@ -16,9 +16,9 @@ Timeouts bound what the hash does not see (a quiz edited in the admin, the lates
 When the cache cannot be reached, pages are rendered as if there were no cache.
 
 Why not `cache_page`: it runs after the whole middleware stack, keys its entries by the Cookie
-header (each returning visitor's CSRF cookie would get a copy of its own) and skips responses that
-set a cookie, so first-time visitors would never hit. Why the hash sits in the entry rather than in
-its key: one `get_many` fetches the page and the current hash together, one round trip per hit.
+header (each returning visitor's CSRF cookie, each learner's session, gets a copy of its own) and
+sends max-age, so browsers would keep a page that signing in should change. Why the hash sits in
+the entry rather than in its key: one `get_many` fetches the page and the current hash together.
 """
 
 import hashlib
