@@ -74,6 +74,12 @@ def markers_to_placeholders(source: str) -> str:
     return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
 
 
+def without_placeholders(body_html: str) -> str:
+    """The HTML as if no marker were there: what search and narration read (so placing a figure
+    does not make every narration be generated again)."""
+    return re.sub(PLACEHOLDER_RE.pattern + r"\n*", "", body_html)
+
+
 def fill_figures(body_html: str, language: str) -> str:
     """The stored HTML with every placeholder replaced by its figure (nothing without a provider)."""
 

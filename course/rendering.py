@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import markdown
 import nh3
 
-from .figures import markers_to_placeholders
+from .figures import markers_to_placeholders, without_placeholders
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
 EXTENSIONS = [
@@ -120,7 +120,7 @@ def count_words(text: str) -> int:
 def render_markdown(source: str) -> RenderedGuide:
     md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
     body = sanitize(md.convert(markers_to_placeholders(source)))
-    text = plain_text_of(body)
+    text = plain_text_of(without_placeholders(body))
     words = count_words(text)
     return RenderedGuide(
         html=body,
