@@ -214,6 +214,8 @@ def bar_chart(
                     f'fill="{COLORS[i % len(COLORS)]}"/>'
                 )
                 parts.append(_text(end + 6, y + row / 2 + 4, bar.text, "start"))
+            else:  # zero on a log axis (a run compared with itself): no bar, but its value still shows
+                parts.append(_text(left + 6, y + row / 2 + 4, bar.text, "start"))
         parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
         decimals = tick_decimals(ticks, log)
         parts += [_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]

@@ -31,7 +31,7 @@ from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 1  # bump when the drawing changes
+CACHE_VERSION = 2  # bump when the drawing changes
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -248,7 +248,12 @@ def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
             fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
         )
     metric = BAR_METRICS[spec.kind]
-    bars = [Bar(run.label, float(run.metrics.get(metric) or 0), _bar_text(spec.kind, run)) for run in runs]
+    values = [float(run.metrics.get(metric) or 0) for run in runs]
+    unit, value_label = 1, _metric_name(spec.kind)
+    if spec.kind == "memory":  # ticks in one binary unit (0, 0.5, 1.0 MiB), not decimal bytes
+        unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
+        value_label = f"{value_label} ({_unit_name(unit)})"
+    bars = [Bar(run.label, value / unit, _bar_text(spec.kind, run)) for run, value in zip(runs, values, strict=True)]
     desc = _("Bar chart of %(metric)s for %(count)d runs: %(values)s.") % {
         "metric": _metric_name(spec.kind),
         "count": len(runs),
@@ -259,7 +264,7 @@ def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
         id_prefix=key,
         title=title,
         desc=desc,
-        value_label=_metric_name(spec.kind),
+        value_label=value_label,
         log=spec.kind == "grad-error",
         fmt=_tick_text(spec.kind),
     )
@@ -270,9 +275,12 @@ def _is_number(point: dict) -> bool:
     return isinstance(loss, int | float) and math.isfinite(loss)
 
 
+def _unit_name(unit: int) -> str:
+    """The page language's name of a binary unit ("KiB", "Kio", ...), as filesizeformat writes it."""
+    return filesizeformat(2 * unit).split()[-1]  # "2.0 MB": the unit in the plural, without the number
+
+
 def _tick_text(kind: str) -> Callable[[float, int], str]:
-    if kind == "memory":
-        return lambda value, _decimals: filesizeformat(value)
     if kind == "grad-error":
         return lambda value, _decimals: _sci(value)
     return lambda value, decimals: number_format(value, decimal_pos=decimals)
@@ -361,7 +369,8 @@ class ReferenceFigures:
         return _cached(key, language, build)
 
     def state(self) -> str:
-        return json.dumps(reference_index(), sort_keys=True)
+        """Which sweep each figure is drawn from, and how figures are drawn (CACHE_VERSION)."""
+        return json.dumps({"drawing": CACHE_VERSION, "sweeps": reference_index()}, sort_keys=True)
 
 
 reference_figures = ReferenceFigures()

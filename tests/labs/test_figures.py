@@ -46,11 +46,12 @@ def test_a_line_chart_is_accessible_svg_with_axes_legend_and_one_line_per_series
 
 
 def test_a_log_scale_bar_chart_spans_orders_of_magnitude():
-    bars = [Bar("LayerNorm", 3e-7, "3.0e-07"), Bar("BatchNorm", 9e-2, "9.0e-02")]
+    bars = [Bar("LayerNorm", 3e-7, "3.0e-07"), Bar("BatchNorm", 9e-2, "9.0e-02"), Bar("N = 1", 0.0, "0.0e+00")]
     root = parse(bar_chart(bars, id_prefix="b", title="t", desc="d", value_label="error", log=True))
     widths = [float(rect.get("width")) for rect in root.iter(f"{SVG}rect")]
     assert len(widths) == 2 and widths[1] > 3 * widths[0]  # on a log axis, not a 300,000× ratio
-    assert "9.0e-02" in [t.text for t in root.iter(f"{SVG}text")]
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "9.0e-02" in texts and "0.0e+00" in texts  # a zero has no bar on a log axis, but its value shows
 
 
 def test_ticks_are_round_numbers_covering_the_data():
@@ -81,6 +82,7 @@ def test_every_figure_draws_with_a_caption_carrying_the_runs_numbers(reference_s
         assert f'href="/en/labs/presets/{preset}/"' in html and runs[0].code_version in html
     memory = guide_figures.reference_figures.render("memory-vs-n", "memory", "en")
     assert "1.0\xa0MB at N = 1 to 256.0\xa0KB at N = 8, 4.0 times less" in memory
+    assert "peak activation memory (MB)" in memory  # the axis in one unit, ticks 0, 0.5, 1.0
 
 
 def test_a_figure_in_hindi_and_french_has_a_caption_in_that_language(reference_sweep):
