@@ -142,12 +142,14 @@ _METRICS = (
 def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | None:
     from labs.training.config import validate_config
     from labs.training.loop import run_experiment  # torch: imported in the worker child only
+    from labs.training.precision import device_class
 
-    config, _errors = validate_config(run.config)
+    config, _errors = validate_config(run.config, device_class=device_class())  # a GPU size on a CPU: refused
     if config is None:
         return None
     _limit_cpu_threads()
-    result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop)
+    guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
+    result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop, text_dir=guides)
     return result.to_dict()
 
 

@@ -80,6 +80,21 @@ class RunForm(forms.Form):
         help_text=_("no_sync: once per step (after the last micro-batch); every_micro: after every micro-batch."),
     )
 
+    size = forms.ChoiceField(
+        label=_("Model size (guides-lm)"),
+        choices=_choices(lab_config.SIZE_NAMES),
+        required=False,
+        initial="tiny",
+        help_text=_("tiny runs on a CPU; small and medium need a GPU worker."),
+    )
+    precision = forms.ChoiceField(
+        label=_("Precision"),
+        choices=_choices(lab_config.PRECISIONS),
+        required=False,
+        initial="fp32",
+        help_text=_("fp32: exact (TF32 off); tf32: GPU only; bf16 and fp16: autocast, fp16 with a loss scaler."),
+    )
+
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
         super().__init__(*args, **kwargs)
@@ -92,7 +107,11 @@ class RunForm(forms.Form):
         if self.errors:
             return data
         data["sync"] = data.get("sync") or "no_sync"
-        self.run_config, errors = lab_config.validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
+        data["size"] = data.get("size") or "tiny"
+        data["precision"] = data.get("precision") or "fp32"
+        self.run_config, errors = lab_config.validate_config(
+            data, max_processes=settings.LAB_MAX_PROCESSES, device_class=settings.LAB_DEVICE_CLASS
+        )
         for field, messages in translated_errors(errors).items():
             for message in messages:
                 self.add_error(None if field == lab_config.NON_FIELD else field, message)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from config.api_errors import invalid_fields
 from labs.training import config as lab_config
+from labs.training.sizes import SIZES
 
 from .export import METRIC_NAMES
 from .forms import translate_problem
@@ -55,6 +56,18 @@ class LabRunSettings(BaseModel):
     sync: Literal[lab_config.SYNCS] = Field(
         "no_sync", description="no_sync: one all-reduce per optimizer step; every_micro: one per micro-batch."
     )
+    size: Literal[lab_config.SIZE_NAMES] = Field(
+        "tiny",
+        description="guides-lm only. "
+        + " ".join(spec.describe() for spec in SIZES.values())
+        + " Sizes that need a GPU are refused unless the site's workers have one (LAB_DEVICE_CLASS).",
+    )
+    precision: Literal[lab_config.PRECISIONS] = Field(
+        "fp32",
+        description="fp32: exact float32 (TF32 off); tf32: TF32 matmuls (GPU only); bf16: autocast; "
+        "fp16: autocast with a GradScaler (scale per micro-batch, unscale once per window; skipped steps on the "
+        "curve). One process only.",
+    )
     grad_clip: float | None = Field(
         None,
         gt=0,
@@ -65,7 +78,9 @@ class LabRunSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _follows_the_lab_rules(cls, data: Any) -> Any:
-        config, problems = lab_config.validate_config(data, max_processes=settings.LAB_MAX_PROCESSES)
+        config, problems = lab_config.validate_config(
+            data, max_processes=settings.LAB_MAX_PROCESSES, device_class=settings.LAB_DEVICE_CLASS
+        )
         if config is None:
             fields = [
                 (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
@@ -108,7 +123,9 @@ class LabCurvePoint(Schema):
     grad_norm: float | None = Field(None, description="Before clipping.")
     lr: float | None = None
     samples: int | None = None
-    tokens: int | None = Field(None, description="tiny-lm only.")
+    tokens: int | None = Field(None, description="tiny-lm and guides-lm only.")
+    skipped: bool | None = Field(None, description="fp16 only: the GradScaler skipped this step (inf or NaN).")
+    loss_scale: float | None = Field(None, description="fp16 only: the GradScaler's scale after this step.")
     seconds: float | None = None
 
 

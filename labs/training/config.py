@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .problems import Problem, gettext_noop
+from .sizes import PRECISIONS, SIZE_NAMES, needs_gpu
 from .version import training_code_version
 
-TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm")
-NORMS: tuple[str, ...] = ("none", "batch", "layer", "group")
+TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
+NORMS: tuple[str, ...] = ("none", "batch", "layer", "group", "rms")
+SIZED_TASK = "guides-lm"  # the one task with sizes (labs/training/sizes.py); the others are tiny
 LOSS_SCALINGS: tuple[str, ...] = ("mean", "sum", "mean_of_micro_means")
 OPTIMIZERS: tuple[str, ...] = ("sgd", "adamw")
 # Data parallelism: G processes, each accumulating N micro-batches of its share of the window.
@@ -85,6 +87,9 @@ BAD_GRAD_CLIP = gettext_noop(
 )
 TOO_MANY_PROCESSES = gettext_noop("processes must be at most %(allowed)s on this worker machine; got %(got)s.")
 NOT_CANONICAL = gettext_noop("%(name)s=%(got)s is not in canonical form; use validate_config for raw input.")
+GPU_NEEDED = gettext_noop("%(setting)s needs a GPU worker; none is connected.")
+SIZE_NEEDS_SIZED_TASK = gettext_noop("size %(size)s is for the guides-lm task; the other tasks have one size, tiny.")
+PRECISION_NEEDS_ONE_PROCESS = gettext_noop("precision %(precision)s trains in one process; set processes to 1.")
 PER_RANK_NEEDS_PROCESSES = gettext_noop("loss_scaling %(scaling)s needs processes of 2 or more.")
 PROCESSES_SPLIT_BATCH = gettext_noop(
     "processes × accumulation_steps must divide effective_batch_size, so every process gets whole "
@@ -125,6 +130,8 @@ class RunConfig:
     grad_clip: float | None = None
     processes: int = 1
     sync: str = "no_sync"
+    size: str = "tiny"
+    precision: str = "fp32"
 
     def __post_init__(self) -> None:
         for name in ("learning_rate", "grad_clip"):  # allow RunConfig(learning_rate=1)
@@ -150,7 +157,7 @@ class RunConfig:
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunConfig))
-_DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync"}
+_DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync", "size": "tiny", "precision": "fp32"}
 _OPTIONAL = {"grad_clip", *_DEFAULTED}
 
 
@@ -160,13 +167,19 @@ def config_fingerprint(config: RunConfig) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def validate_config(data: Any, max_processes: int = MAX_PROCESSES) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
+def validate_config(
+    data: Any, max_processes: int = MAX_PROCESSES, device_class: str = "cpu"
+) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     """Parse untrusted settings. Returns (config, {}) or (None, errors).
-    ``max_processes`` is the most processes the worker machine allows."""
+    ``max_processes`` is the most processes the worker machine allows; ``device_class`` (sizes.DEVICE_CLASSES)
+    what it is: sizes and precisions that need a GPU are refused on "cpu"."""
     try:
         config, errors = _validate(data)
         if config is not None and config.processes > max_processes:
             return None, {"processes": [Problem(TOO_MANY_PROCESSES, allowed=max_processes, got=config.processes)]}
+        field = needs_gpu(config) if config is not None and device_class != "cuda" else None
+        if field is not None:
+            return None, {field: [Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}")]}
         return config, errors
     except Exception:
         return None, {NON_FIELD: [Problem(UNREADABLE)]}
@@ -325,6 +338,8 @@ _PARSERS = {
     "grad_clip": _grad_clip,
     "processes": _process_count,
     "sync": _choice("sync", SYNCS),
+    "size": _choice("size", SIZE_NAMES),
+    "precision": _choice("precision", PRECISIONS),
 }
 
 
@@ -353,6 +368,11 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[Problem]]:
     n = values["accumulation_steps"]
     steps = values["steps"]
     g = values.get("processes") or 1
+    size, precision = values.get("size") or "tiny", values.get("precision") or "fp32"
+    if size != "tiny" and values.get("task") != SIZED_TASK:
+        _add(errors, "size", Problem(SIZE_NEEDS_SIZED_TASK, size=size))
+    if precision != "fp32" and g > 1:
+        _add(errors, "precision", Problem(PRECISION_NEEDS_ONE_PROCESS, precision=precision))
     if values.get("loss_scaling") == PER_RANK_SCALING and g == 1:
         _add(errors, "loss_scaling", Problem(PER_RANK_NEEDS_PROCESSES, scaling=PER_RANK_SCALING))
     if g > 1 and (n * g > effective or effective % (n * g)):

@@ -1,4 +1,4 @@
-"""Data for the labs: scikit-learn's digits and generated variable-length sequences.
+"""Data for the labs: scikit-learn's digits, generated sequences and the guides' text (guides_text).
 
 Nothing is downloaded. Every split and sequence is a pure function of fixed
 constants and the run's seed, so a run can be reproduced exactly.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import torch
 
@@ -53,8 +54,13 @@ class TaskData:
         return self.train_x.shape[0]
 
 
-def load_task_data(task: str, seed: int) -> TaskData:
-    """Data for a task. Digits ignore the seed (the split is fixed)."""
+def load_task_data(task: str, seed: int, *, context: int = 0, text_dir: Any = None) -> TaskData:
+    """Data for a task. Digits and guides-lm ignore the seed (their splits are fixed); guides-lm
+    reads the guides in ``text_dir`` cut to ``context`` bytes (labs.training.guides_text)."""
+    if task == "guides-lm":
+        from .guides_text import load_guides  # it imports this module
+
+        return load_guides(text_dir, context)
     if task in ("digits-cnn", "digits-mlp"):
         return _digits()
     if task == "tiny-lm":

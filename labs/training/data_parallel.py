@@ -45,6 +45,8 @@ from .data import load_task_data
 from .loop import Feed, ProgressCallback, RunResult, _Run, loss_sum
 from .metrics import relative_grad_difference
 from .models import build_model
+from .precision import matmul_precision
+from .sizes import SIZES
 
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run
 _POLL_SECONDS = 0.2
@@ -197,7 +199,7 @@ def _check_died(processes: list, world: int) -> None:
 def _rebuild(values: dict[str, Any], model_bytes: bytes | None, config: RunConfig, dtype: torch.dtype) -> RunResult:
     model = None
     if model_bytes is not None:
-        model = build_model(config.task, config.norm).to(dtype=dtype)
+        model = build_model(config.task, config.norm, config.size).to(dtype=dtype)
         model.load_state_dict(torch.load(io.BytesIO(model_bytes), weights_only=True))
     return RunResult(**values, model=model)
 
@@ -236,11 +238,12 @@ def _rank_main(
             torch.cuda.set_device(device)
         dtype = getattr(torch, dtype_name)
         torch.manual_seed(config.seed)  # the same initialization on every rank (DDP also broadcasts rank 0's)
-        model = build_model(config.task, config.norm).to(device=device, dtype=dtype).train()
-        data = load_task_data(config.task, config.seed)
+        model = build_model(config.task, config.norm, config.size).to(device=device, dtype=dtype).train()
+        data = load_task_data(config.task, config.seed, context=SIZES[config.size].context)
         run = _RankRun(config, model, data, device, dtype, rank, parent, stop, fault)
         report = (lambda *progress: messages.put(("progress", *progress))) if rank == 0 else None
-        result = run.train(report, run.agree_to_stop, keep_model=False)
+        with matmul_precision(config.precision):  # fp32: TF32 off (precision.py)
+            result = run.train(report, run.agree_to_stop, keep_model=False)
         if rank == 0:
             messages.put(("result", result.to_dict(), _model_bytes(model) if keep_model else None))
     except BaseException as exc:  # every failure must reach the parent as a reason

@@ -6,15 +6,15 @@ One optimizer step ("window") = N micro-batches:
 
 Loss scalings (what each micro-batch backpropagates):
 - "mean": its summed loss / the whole window's sample (digits) or non-padding
-  token (tiny-lm) count: exactly the large-batch gradient.
+  token (tiny-lm, guides-lm) count: exactly the large-batch gradient.
 - "sum": its own mean loss, not divided by N: N times too large (classic mistake).
 - "mean_of_micro_means": its own mean / N: the pre-fix Transformers behaviour;
   the same as "mean" when every micro-batch holds the same number of items.
 The logged loss is always the real mean loss over the window, whatever the scaling.
 
-Curve points, one per optimizer step: {step, loss, grad_norm (before clipping),
-lr, samples, tokens (tiny-lm, else None), seconds}. Validation points {step,
-loss, accuracy} every max(1, steps // 10) steps and after the last step.
+Curve points, one per optimizer step: {step, loss, grad_norm (before clipping), lr, samples,
+tokens (sequence tasks, else None), seconds}, plus {skipped, loss_scale} with fp16 (precision.py).
+Validation points {step, loss, accuracy} every max(1, steps // 10) steps and after the last step.
 
 Cancellation: ``should_stop()`` is checked before every step; when it returns
 True the run ends and a RunResult with status "cancelled" holding the steps done
@@ -22,9 +22,9 @@ so far is returned (nothing is raised; no final validation is run). A
 non-finite loss ends the run with status "diverged" (its point has loss None).
 Otherwise the status is "finished".
 
-Determinism: the seed fixes model initialization and data order (which does not
-depend on N, so N = 1 and N = 4 see the same windows). On the CPU a seed gives
-the same curve bit for bit; on CUDA some kernels may differ in the last bits.
+Determinism: the seed fixes model initialization and data order (independent of N, so N = 1
+and N = 4 see the same windows). On the CPU a seed gives the same curve bit for bit; on CUDA
+some kernels may differ in the last bits.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ from torch import nn
 
 from .config import CODE_VERSION, RunConfig
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
-from .metrics import ActivationMeter, relative_grad_difference
+from .metrics import ActivationMeter, relative_grad_difference, total_norm
 from .models import build_model
+from .sizes import SIZES
 
 ProgressCallback = Callable[[dict[str, Any], int, int], None]
 
@@ -95,13 +96,14 @@ def run_experiment(
     on_progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] | None = None,
     keep_model: bool = False,
+    text_dir: Any = None,
 ) -> RunResult:
     """Train ``config`` and report the curve and metrics (see the module docstring).
 
     ``device`` defaults to CUDA when available. ``on_progress(point, done, total)``
     is called after every optimizer step; throttle expensive work in the caller.
-    With ``config.processes`` > 1 the run is trained by DistributedDataParallel in
-    that many processes (labs.training.data_parallel).
+    With ``config.processes`` > 1 the run is trained by DistributedDataParallel in that many processes
+    (labs.training.data_parallel). ``text_dir``: guides-lm's guides (guides_text); precision: precision.py.
     """
     if config.processes > 1:
         from .data_parallel import run_data_parallel  # imports torch.distributed only when needed
@@ -111,10 +113,12 @@ def run_experiment(
         )
     dev = _pick_device(device)
     torch.manual_seed(config.seed)  # model initialization
-    model = build_model(config.task, config.norm).to(device=dev, dtype=dtype).train()
-    data = load_task_data(config.task, config.seed)
-    run = _Run(config, model, data, dev, dtype)
-    return run.train(on_progress, should_stop, keep_model)
+    from .precision import make_run, matmul_precision  # it subclasses _Run
+
+    model = build_model(config.task, config.norm, config.size).to(device=dev, dtype=dtype).train()
+    data = load_task_data(config.task, config.seed, context=SIZES[config.size].context, text_dir=text_dir)
+    with matmul_precision(config.precision):
+        return make_run(config, model, data, dev, dtype).train(on_progress, should_stop, keep_model)
 
 
 # ---------------------------------------------------------------- internals
@@ -232,6 +236,12 @@ class _Run:
             return counts  # each micro-batch's own mean, never divided by N
         return [count * n for count in counts]  # mean_of_micro_means
 
+    def _forward(self, model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return loss_sum(model(x), y)  # summed loss; precision.MixedPrecisionRun adds autocast
+
+    def _backward(self, loss: torch.Tensor) -> None:  # MixedPrecisionRun scales it first with fp16
+        loss.backward()
+
     def _window(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Accumulate one window and step; returns (mean window loss, grad norm) as tensors.
         This is the hot path: no host syncs, no per-micro-batch bookkeeping."""
@@ -239,8 +249,8 @@ class _Run:
         xs, ys = self.feed.split(step)
         total = None
         for x, y, divisor in zip(xs, ys, self._divisors(step), strict=True):
-            summed = loss_sum(self.model(x), y)
-            (summed / divisor).backward()
+            summed = self._forward(self.model, x, y)
+            self._backward(summed / divisor)
             total = summed.detach() if total is None else total + summed.detach()
         return total / self.feed.window_count[step], self._clip_and_step()
 
@@ -261,8 +271,8 @@ class _Run:
         for j, divisor in enumerate(self._divisors(0)):
             x, y, _ = self.feed.micro(0, j)  # own tensors: a view would count the whole window
             with self.meter.track():
-                summed = loss_sum(self.model(x), y)
-                (summed / divisor).backward()
+                summed = self._forward(self.model, x, y)
+                self._backward(summed / divisor)
             total = summed.detach() if total is None else total + summed.detach()
         started = time.perf_counter()
         self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
@@ -271,7 +281,7 @@ class _Run:
 
     def _clip_and_step(self) -> torch.Tensor:
         """Norm of the accumulated gradient (returned, before clipping), clip, step."""
-        norm = _total_norm([p.grad for p in self.params if p.grad is not None])
+        norm = total_norm([p.grad for p in self.params if p.grad is not None])
         if self.config.grad_clip is not None:
             torch.nn.utils.clip_grads_with_norm_(self.params, self.config.grad_clip, norm)
         self.optimizer.step()
@@ -282,7 +292,7 @@ class _Run:
         current state, so the real model's BatchNorm statistics are untouched."""
         twin = copy.deepcopy(self.model)
         x, y, count = self.feed.window(0)
-        (loss_sum(twin(x), y) / count).backward()
+        self._backward(self._forward(twin, x, y) / count)
         return [p.grad for p in twin.parameters()]
 
     def _read(self, loss: torch.Tensor, norm: torch.Tensor) -> tuple[float, float]:
@@ -397,16 +407,6 @@ def validation_batches(
         width = int(data.val_lengths[index].max())
         chunks.append((x[index, :width].to(device), data.val_y[index, :width].to(device)))
     return chunks, int(data.val_lengths.sum())
-
-
-def _total_norm(grads: list[torch.Tensor]) -> torch.Tensor:
-    """L2 norm of all gradients together. torch._foreach_norm is what
-    get_total_norm uses inside, without its grouping overhead (half the time on
-    tiny models); fall back to the public function if it ever disappears."""
-    foreach_norm = getattr(torch, "_foreach_norm", None)
-    if foreach_norm is None or not grads or len({(g.device, g.dtype) for g in grads}) > 1:
-        return torch.nn.utils.get_total_norm(grads)
-    return torch.linalg.vector_norm(torch.stack(foreach_norm(grads)))
 
 
 def _finite(value: float) -> float | None:

@@ -8,10 +8,11 @@ Where the normalization sits:
   (channels, height, width), written as GroupNorm with one group; "group" uses
   4 groups of channels; "batch" is BatchNorm2d over the micro-batch.
 - digits-mlp: after each hidden linear layer (BatchNorm1d / LayerNorm / GroupNorm).
-- tiny-lm: pre-norm transformer blocks and a final norm. "batch" is BatchNorm1d
-  over the feature dimension of the real (non-padding) tokens of the micro-batch:
-  unusual for transformers, offered only to show that accumulation with batch
-  statistics is not the large-batch computation.
+- tiny-lm and guides-lm: pre-norm transformer blocks and a final norm. "batch" is
+  BatchNorm1d over the feature dimension of the real (non-padding) tokens of the
+  micro-batch: unusual for transformers, offered only to show that accumulation
+  with batch statistics is not the large-batch computation.
+"rms" is RMSNorm: per sample (digits-cnn: over channels, height and width) or per token.
 """
 
 from __future__ import annotations
@@ -21,13 +22,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from .data import MAX_LEN, PAD, VOCAB_SIZE
+from .sizes import SIZES
+from .sizes import VOCAB_SIZE as BYTE_VOCAB_SIZE
 
 NUM_CLASSES = 10
 GROUPS = 4
 
 
-def build_model(task: str, norm: str) -> nn.Module:
-    """A freshly initialized model (uses the global torch RNG: seed first)."""
+def build_model(task: str, norm: str, size: str = "tiny") -> nn.Module:
+    """A freshly initialized model (uses the global torch RNG: seed first). ``size``: guides-lm only."""
+    if task == "guides-lm":
+        return GuidesLM(norm, size)
     if task == "digits-cnn":
         return DigitsCNN(norm)
     if task == "digits-mlp":
@@ -47,6 +52,8 @@ def _feature_norm(norm: str, features: int) -> nn.Module:
         return nn.LayerNorm(features)
     if norm == "group":
         return nn.GroupNorm(GROUPS, features)
+    if norm == "rms":
+        return FloatRMSNorm(features)
     raise ValueError(f"unknown norm {norm!r}")
 
 
@@ -58,7 +65,30 @@ def _channel_norm(norm: str, channels: int) -> nn.Module:
         return nn.GroupNorm(1, channels)  # per sample over C, H, W
     if norm == "group":
         return nn.GroupNorm(GROUPS, channels)
+    if norm == "rms":
+        return ChannelRMSNorm(channels)
     return _feature_norm(norm, channels)  # "none" or an error
+
+
+class FloatRMSNorm(nn.RMSNorm):
+    """RMSNorm in its weight's dtype: under autocast a 16-bit input (after a Linear) would miss the
+    fused kernel, and PyTorch warns; autocast runs layer norm in float32 for the same reason."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x.to(self.weight.dtype))
+
+
+class ChannelRMSNorm(nn.Module):
+    """RMSNorm of each sample over (channels, height, width), one learned scale per channel."""
+
+    def __init__(self, channels: int, eps: float = 1e-6) -> None:
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rms = x.pow(2).mean(dim=(1, 2, 3), keepdim=True).add(self.eps).rsqrt()
+        return x * rms * self.weight.view(1, -1, 1, 1)
 
 
 class DigitsCNN(nn.Module):
@@ -109,7 +139,7 @@ class TokenNorm(nn.Module):
         if self.per_batch:
             # Statistics over the real tokens only; padding positions stay zero.
             out = torch.zeros_like(x)
-            out[real] = self.inner(x[real])
+            out[real] = self.inner(x[real]).to(out.dtype)  # autocast may return another dtype
             return out
         # Per-token norms: flatten so GroupNorm sees [tokens, features].
         return self.inner(x.reshape(-1, x.shape[-1])).view_as(x)
@@ -153,3 +183,18 @@ class TinyLM(nn.Module):
         for block in self.blocks:
             x = block(x, real)
         return self.head(self.norm(x, real))
+
+
+class GuidesLM(nn.Module):
+    """The byte-level transformer of guides-lm; its width, depth and context come from sizes.SIZES."""
+
+    def __init__(self, norm: str, size: str) -> None:
+        super().__init__()
+        spec = SIZES[size]
+        self.embed = nn.Embedding(BYTE_VOCAB_SIZE, spec.dim)
+        self.position = nn.Embedding(spec.context, spec.dim)
+        self.blocks = nn.ModuleList(Block(norm, spec.dim, spec.heads) for _ in range(spec.layers))
+        self.norm = TokenNorm(norm, spec.dim)
+        self.head = nn.Linear(spec.dim, BYTE_VOCAB_SIZE)
+
+    forward = TinyLM.forward  # the same computation: embeddings, causal blocks, final norm, head

@@ -19,6 +19,8 @@ from labs.training.config import (
     LOSS_SCALINGS,
     NORMS,
     OPTIMIZERS,
+    PRECISIONS,
+    SIZE_NAMES,
     TASKS,
     RunConfig,
     validate_config,
@@ -83,6 +85,8 @@ def run_settings(draw) -> dict:
         "steps": draw(st.integers(1, 3)),
         "seed": draw(st.integers(0, 2**31 - 1)),
         "grad_clip": draw(st.none() | st.floats(1e-6, 100.0) | st.sampled_from([5e-324, 100.0, 0.0, 101.0])),
+        "size": draw(st.sampled_from(SIZE_NAMES)),  # above tiny: refused on this CPU
+        "precision": draw(st.sampled_from(PRECISIONS)),  # tf32: refused on this CPU
     }
 
 
@@ -95,6 +99,8 @@ def run_settings(draw) -> dict:
 @example(data=_settings(task="tiny-lm", effective_batch_size=1, accumulation_steps=1))  # 3+ tokens each
 @example(data=_settings(norm="group", loss_scaling="sum", learning_rate=10.0, optimizer="adamw"))
 @example(data=DIVERGES_AT_STEP_3)
+@example(data=_settings(task="guides-lm", effective_batch_size=1, accumulation_steps=1))  # 2+ bytes each
+@example(data=_settings(task="guides-lm", norm="rms", effective_batch_size=8, accumulation_steps=2, precision="fp16"))
 @example(data=_settings(task="tiny-lm", effective_batch_size=256, accumulation_steps=64, grad_clip=5e-324))
 def test_every_accepted_setting_trains_and_every_refused_one_says_why(data):
     config, errors = validate_config(data)

@@ -134,7 +134,7 @@ def test_wrong_types_and_choices(field, value):
 
 def test_unknown_task_lists_choices():
     _, errors = validate_config(settings(task="imagenet"))
-    assert errors["task"] == ["task must be one of: digits-cnn, digits-mlp, tiny-lm; got 'imagenet'."]
+    assert errors["task"] == ["task must be one of: digits-cnn, digits-mlp, tiny-lm, guides-lm; got 'imagenet'."]
 
 
 def test_unknown_and_missing_keys():
@@ -225,8 +225,8 @@ def test_runconfig_checks_direct_construction():
 
 
 def test_constants_and_fingerprint():
-    assert TASKS == ("digits-cnn", "digits-mlp", "tiny-lm")
-    assert NORMS == ("none", "batch", "layer", "group")
+    assert TASKS == ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
+    assert NORMS == ("none", "batch", "layer", "group", "rms")
     assert LOSS_SCALINGS == ("mean", "sum", "mean_of_micro_means")
     assert OPTIMIZERS == ("sgd", "adamw")
     assert isinstance(CODE_VERSION, str) and CODE_VERSION
