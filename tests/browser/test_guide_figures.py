@@ -5,6 +5,7 @@ the reference once a worker starts."""
 import pytest
 from playwright.sync_api import expect
 
+from config.celery import app
 from labs.execution import lab_run_execute
 from labs.models import LabRun
 from labs.presets import PRESETS
@@ -22,6 +23,7 @@ def train_reference_sweep(settings) -> list[LabRun]:
     runs = reference_sweep_submit(preset=PRESETS[PRESET])
     for run in runs:
         lab_run_execute(run_id=run.pk, worker="reference-worker")
+    app.control.purge()  # their messages, sent at commit, have nothing left to do
     assert set(LabRun.objects.filter(reference=True).values_list("status", flat=True)) == {"succeeded"}
     return runs
 

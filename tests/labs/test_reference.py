@@ -41,8 +41,17 @@ def test_the_code_version_is_a_hash_of_the_training_files(tmp_path):
     assert version.training_code_version(package) != before
 
 
+@pytest.fixture
+def unconsumed_queue():
+    """No worker runs in the test: drop the messages it sent so no later test's worker gets them."""
+    yield
+    from config.celery import app
+
+    app.control.purge()
+
+
 def test_the_command_submits_one_site_owned_public_sweep_per_preset_at_low_priority(
-    db, django_capture_on_commit_callbacks
+    db, django_capture_on_commit_callbacks, unconsumed_queue
 ):
     before = broker_lengths()
     with django_capture_on_commit_callbacks(execute=True):
@@ -166,8 +175,10 @@ def test_a_real_worker_trains_a_learners_run_before_reference_runs_queued_earlie
     broker's priority order, whatever the machine's speed."""
     import time
 
+    from config.celery import app
     from labs.services import lab_run_submit
 
+    app.control.purge()  # messages other tests left for run ids this test's rows may reuse
     settings.LAB_PRESET_MAX_STEPS = 2
     references = reference.reference_sweep_submit(preset=PRESETS["layernorm-n-sweep"])  # sent first, priority 9
     own = lab_run_submit(user=learner, config=tiny_config(steps=2, seed=11))  # sent last, priority 0
