@@ -7,6 +7,7 @@ app_name = "course"
 urlpatterns = [
     path("", views.home, name="home"),
     path("guides/", views.guide_index, name="guide_index"),
+    path("course/", views.course_overview, name="overview"),
     path("guides/<slug:slug>/", views.guide_detail, name="guide_detail"),
     path("search/", views.search, name="search"),
     path("newsletter/", views.newsletter_subscribe, name="newsletter_subscribe"),

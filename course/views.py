@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import rate_limit
 
-from . import services
+from . import services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
 from .page_cache import public_page
@@ -46,6 +46,22 @@ def home(request: HttpRequest) -> HttpResponse:
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_index(request: HttpRequest) -> HttpResponse:
     return TemplateResponse(request, "course/guide_index.html", {"pages": _published_pages(get_language())})
+
+
+@require_GET
+@public_page(timeout=PAGE_TIMEOUT)
+def course_overview(request: HttpRequest) -> HttpResponse:
+    """Who the course is for: prerequisites, the guides in order with objectives and time, the exam."""
+    pages = GuidePage.objects.filter(language=get_language(), guide__is_published=True).select_related("guide")
+    plan = study_plan.course_plan(pages.defer("body_html", "plain_text", "toc"))
+    context = {
+        "plan": plan,
+        "total_hours": study_plan.total_hours(plan),
+        "prerequisites": [item for item in (plan[0].page.prerequisites if plan else []) if "url" in item],
+        "assumptions": study_plan.assumptions(),
+        "exam": study_plan.exam_rules(),
+    }
+    return TemplateResponse(request, "course/overview.html", context)
 
 
 @require_GET
