@@ -222,3 +222,48 @@ def bar_chart(
         parts.append(_text((left + right) / 2, bottom + 44, value_label))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def window_chart(
+    *,
+    n: int,
+    block_seconds: float,
+    id_prefix: str,
+    title: str,
+    desc: str,
+    time_label: str,
+    mean_label: str,
+    fmt: Formatter = plain_number,
+) -> str:
+    """One optimizer step on a time axis: N micro-batches (forward, backward, loss / N) one after
+    the other, the gradient adding up in .grad below them, then one optimizer step."""
+    left, top, right = 56, 28, WIDTH - 150
+    block = (right - left) / n
+    height, row = 190, 54
+    parts = _svg_open(id_prefix, title, desc, height)
+    for i in range(n):
+        x = left + i * block
+        parts.append(
+            f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" fill="{COLORS[0]}"/>'
+        )
+        parts.append(_text(x + block / 2, top + 22, "fwd → bwd", extra=' fill="#ffffff"'))
+        parts.append(_text(x + block / 2, top + 42, f"loss / {n}", extra=' fill="#ffffff"'))
+        grad = f"g{i + 1}/{n}" if i == 0 else f"+ g{i + 1}/{n}"
+        parts.append(_text(x + block / 2, top + row + 22, grad))
+    parts.append(
+        f'<line stroke="#57606a" stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>'
+    )
+    parts.append(_text(8, top + row + 22, ".grad", "start"))
+    parts.append(_text(right + 16, top + 22, "optimizer.step()", "start"))
+    parts.append(_text(right + 16, top + 42, "zero_grad()", "start"))
+    parts.append(_text(right + 16, top + row + 22, f"= {mean_label}", "start"))
+    axis = top + row + 44
+    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
+    decimals = tick_decimals([0.0, block_seconds * 1000])[0]
+    for i in range(n + 1):
+        x = left + i * block
+        parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
+        parts.append(_text(x, axis + 18, fmt(i * block_seconds * 1000, decimals)))
+    parts.append(_text((left + right) / 2, axis + 40, time_label))
+    parts.append("</svg>")
+    return "".join(parts)

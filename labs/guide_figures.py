@@ -25,13 +25,13 @@ from django.utils.translation import gettext_lazy
 from redis import RedisError
 
 from .downsample import downsample_curve
-from .figures import Bar, Series, bar_chart, line_chart
+from .figures import Bar, Series, bar_chart, line_chart, window_chart
 from .models import LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 2  # bump when the drawing changes
+CACHE_VERSION = 3  # bump when the drawing changes
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -83,6 +83,20 @@ def _memory(runs: list[LabRun]) -> dict[str, str]:
 def _validation(runs: list[LabRun]) -> dict[str, str]:
     first, middle, last = (run.metrics.get("val_loss") for run in runs)
     return {"first": _fmt(first), "middle": _fmt(middle), "last": _fmt(last)}
+
+
+def _window_run(runs: list[LabRun]) -> LabRun:
+    """The run a timeline shows: N = 4, the window the guide's text walks through."""
+    return next(run for run in runs if run.config.get("accumulation_steps") == 4)
+
+
+def _block_seconds(run: LabRun) -> float:
+    """Average time of one micro-batch: the run's wall time over all its micro-batches."""
+    return run.metrics["wall_seconds"] / (run.done_steps * run.config["accumulation_steps"])
+
+
+def _window_numbers(run: LabRun) -> dict[str, str]:
+    return {"micro": str(run.micro_batch_size), "ms": _fmt(_block_seconds(run) * 1000, 1), "device": run.device}
 
 
 def _wall_time(runs: list[LabRun]) -> dict[str, str]:
@@ -188,6 +202,15 @@ FIGURES: dict[tuple[str, str], FigureSpec] = {
         ),
         _validation,
     ),
+    ("memory-vs-n", "window"): FigureSpec(
+        "window",
+        gettext_lazy(
+            "One optimizer step of the reference run with N = 4: four micro-batches of %(micro)s samples, "
+            "%(ms)s ms each on average on %(device)s. Each backward pass adds its share to .grad; the optimizer "
+            "steps once, after the fourth, and the gradients are then cleared."
+        ),
+        lambda runs: _window_numbers(_window_run(runs)),
+    ),
     ("memory-vs-n", "wall-time"): FigureSpec(
         "wall-time",
         gettext_lazy(
@@ -245,6 +268,23 @@ def _svg(spec: FigureSpec, reference: ReferenceSweep, key: str) -> str:
             x_label=_("samples seen") if x_key == "samples" else _("optimizer step"),
             y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
             log_y=log_y,
+            fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
+        )
+    if spec.kind == "window":
+        run = _window_run(runs)
+        n = run.config["accumulation_steps"]
+        desc = _(
+            "Timeline of one optimizer step: %(n)d micro-batches of a forward and a backward pass, each loss "
+            "divided by %(n)d, their gradients adding up in .grad, then one optimizer step."
+        ) % {"n": n}
+        return window_chart(
+            n=n,
+            block_seconds=_block_seconds(run),
+            id_prefix=key,
+            title=title,
+            desc=desc,
+            time_label=_("time (ms)"),
+            mean_label=_("mean gradient"),
             fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
         )
     metric = BAR_METRICS[spec.kind]
@@ -308,6 +348,13 @@ def _metric_name(kind: str) -> str:
 
 def _table(spec: FigureSpec, runs: list[LabRun]) -> tuple[list[str], list[list[str]]]:
     """Column headers and rows of the data table behind the figure."""
+    if spec.kind == "window":
+        run = _window_run(runs)
+        n, ms = run.config["accumulation_steps"], _block_seconds(run) * 1000
+        return [_("micro-batch"), _("time (ms)"), ".grad"], [
+            [str(k), f"{_fmt(ms * (k - 1), 1)} – {_fmt(ms * k, 1)}", f"g1/{n} + … + g{k}/{n}" if k > 1 else f"g1/{n}"]
+            for k in range(1, n + 1)
+        ]
     if spec.kind == "loss-samples":  # the runs take different steps: one row per run
         header = [_("Run"), _("samples seen"), _("Final loss"), _("Validation loss")]
         return header, [

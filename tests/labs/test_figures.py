@@ -146,3 +146,14 @@ def test_numbers_in_french_use_its_decimal_comma(reference_sweep):
     reference_sweep("groupnorm-vs-batchnorm-tiny")
     french = guide_figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr")
     assert "l&#x27;erreur de BatchNorm vaut 1,0e-06 et celle de GroupNorm 1,0e-04" in french
+
+
+def test_the_window_timeline_is_drawn_from_the_n_4_runs_timing(reference_sweep):
+    runs = reference_sweep("memory-vs-n", wall_seconds=0.6)  # 30 steps × 4 micro-batches: 5 ms each
+    html_text = guide_figures.reference_figures.render("memory-vs-n", "window", "en")
+    root = parse(re.search(r"<svg.*?</svg>", html_text, re.S).group(0))
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert texts.count("fwd → bwd") == 4 and "loss / 4" in texts and "optimizer.step()" in texts
+    assert ["0", "5", "10", "15", "20"] == [t for t in texts if t and t.isdigit()]  # the time axis, in ms
+    assert "four micro-batches of 16 samples, 5.0 ms each on average on NVIDIA H200" in html_text
+    assert runs[2].config["accumulation_steps"] == 4
