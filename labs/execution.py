@@ -32,6 +32,7 @@ ERROR_TIME_LIMIT = gettext_noop(
 )
 ERROR_UNEXPECTED = gettext_noop("Training stopped with an unexpected error. The details are in the worker's log.")
 ERROR_INVALID = gettext_noop("The stored settings are no longer valid for this version of the labs.")
+ERROR_NEEDS_GPU = gettext_noop("This run needs a GPU worker, and the worker that took it has none.")
 
 
 def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
@@ -91,8 +92,8 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
                 finished_at=timezone.now(),
             )
             return
-    if result is None:
-        mine.update(status=LabRun.Status.FAILED, error=ERROR_INVALID, finished_at=timezone.now())
+    if result is None or isinstance(result, str):  # a string: why the settings cannot run here
+        mine.update(status=LabRun.Status.FAILED, error=result or ERROR_INVALID, finished_at=timezone.now())
         return
     _store(mine, result)
     _reference_done(run)
@@ -139,14 +140,14 @@ _METRICS = (
 )
 
 
-def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | None:
+def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
     from labs.training.config import validate_config
     from labs.training.loop import run_experiment  # torch: imported in the worker child only
     from labs.training.precision import device_class
 
-    config, _errors = validate_config(run.config, device_class=device_class())  # a GPU size on a CPU: refused
-    if config is None:
-        return None
+    config, _errors = validate_config(run.config, device_class=device_class())
+    if config is None:  # a GPU size or precision on a CPU worker (no device routing yet: issue 13)
+        return ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else None
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
     result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop, text_dir=guides)

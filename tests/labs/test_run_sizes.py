@@ -8,6 +8,8 @@ import pytest
 from django.utils import translation
 
 from accounts.models import ApiToken
+from labs import services
+from labs.execution import ERROR_NEEDS_GPU, lab_run_execute
 from labs.forms import RunForm
 from labs.models import LabRun
 from labs.presets import PRESETS
@@ -83,3 +85,27 @@ def test_the_transformer_preset_is_a_tiny_cpu_precision_sweep():
     assert [config.precision for config in configs] == ["fp32", "bf16", "fp16"]
     assert all(config.task == "guides-lm" and config.size == "tiny" for config in configs)
     assert all(config.steps * config.effective_batch_size <= 320 for config in configs)  # seconds on a CPU
+
+
+@pytest.fixture
+def quiet_heartbeat(settings):
+    settings.LAB_HEARTBEAT_INTERVAL = 3600  # as in test_execution: these runs are short
+
+
+def test_the_worker_trains_guides_lm_on_the_sites_guides(learner, quiet_heartbeat):
+    config = lab_config.RunConfig(**{**GUIDES_LM, "effective_batch_size": 8, "steps": 2, "precision": "bf16"})
+    run = services.lab_run_submit(user=learner, config=config)
+    lab_run_execute(run_id=run.pk, worker="w")
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.config["precision"] == "bf16"
+    assert run.curve[-1]["tokens"] > 16 and run.metrics["tokens_per_second"] > 0
+
+
+def test_a_gpu_size_that_reaches_a_cpu_worker_fails_with_that_reason(learner, quiet_heartbeat):
+    config = lab_config.RunConfig(**{**GUIDES_LM, "size": "small"})  # as a site with LAB_DEVICE_CLASS=cuda stores it
+    run = services.lab_run_submit(user=learner, config=config)
+    lab_run_execute(run_id=run.pk, worker="w")
+    run.refresh_from_db()
+    assert run.status == "failed" and run.error == ERROR_NEEDS_GPU and not run.curve
+    with translation.override("fr"):
+        assert run.error_message == "Cette exécution demande un worker avec GPU, et le worker qui l'a prise n'en a pas."
