@@ -10,8 +10,6 @@ from pathlib import Path
 
 import yaml
 
-from .narration import SUMMARY_SECONDS, spoken_seconds
-
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 HEADING_RE = re.compile(r"^(#{2,3})\s+(.+?)\s*\{#([a-z0-9-]+)\}\s*$")
 FENCE_RE = re.compile(r"^(```|~~~)")
@@ -23,11 +21,12 @@ REQUIRED_H2 = [
     "future",
     "putting-it-into-practice",
     "faq",
+    "exercises",
 ]
 REQUIRED_PRACTICE_H3 = ["why-it-matters", "keep-in-mind", "next-steps"]
 MIN_FAQ = 4
 # The last section: 2 to 4 tasks, each followed by its solution in a disclosure (AUTHORING.md).
-EXERCISES_H2 = "exercises"
+EXERCISES_H2 = REQUIRED_H2[-1]
 MIN_EXERCISES, MAX_EXERCISES = 2, 4
 EXERCISE_ID_RE = re.compile(r"^exercise-(\d+)$")
 DISCLOSURE_OPEN = '<details markdown="1">'
@@ -56,11 +55,10 @@ class GuideSource:
     meta: dict
     body: str
     headings: list[Heading] = field(default_factory=list)
-    spoken_summary: str = ""  # summary.<lang>.txt beside the guide, read by the narration
 
     @property
     def source_hash(self) -> str:
-        return hashlib.sha256(self.path.read_bytes() + self.spoken_summary.encode()).hexdigest()
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
     @property
     def faq_count(self) -> int:
@@ -158,8 +156,8 @@ def _check_objectives(objectives, path: Path) -> None:
 
 def check_anatomy(source: GuideSource) -> None:
     h2 = [h.id for h in source.headings if h.level == 2]
-    if h2 not in (REQUIRED_H2, [*REQUIRED_H2, EXERCISES_H2]):
-        raise ContentError(f"{source.path}: sections must be {[*REQUIRED_H2, EXERCISES_H2]}, found {h2}")
+    if h2 != REQUIRED_H2:
+        raise ContentError(f"{source.path}: sections must be {REQUIRED_H2}, found {h2}")
     ids = [h.id for h in source.headings]
     if len(ids) != len(set(ids)):
         raise ContentError(f"{source.path}: heading ids must be unique")
@@ -168,8 +166,7 @@ def check_anatomy(source: GuideSource) -> None:
         raise ContentError(f"{source.path}: 'putting-it-into-practice' needs {REQUIRED_PRACTICE_H3}")
     if source.faq_count < MIN_FAQ:
         raise ContentError(f"{source.path}: the FAQ needs at least {MIN_FAQ} questions ({{#faq-N}})")
-    if EXERCISES_H2 in h2:
-        check_exercises(source)
+    check_exercises(source)
 
 
 def exercise_sections(body: str) -> dict[str, list[str]]:
@@ -230,27 +227,9 @@ def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
         if not path.exists():
             raise ContentError(f"{folder}: missing the '{language}' version ({path.name})")
         sources[language] = load_guide_file(path)
-        summary_path = folder / f"summary.{language}.txt"  # TEMP(helper I): required once all exist
-        if summary_path.exists():
-            sources[language].spoken_summary = load_spoken_summary(summary_path, language)
         check_anatomy(sources[language])
     check_parity(sources)
     return sources
-
-
-def load_spoken_summary(path: Path, language: str) -> str:
-    """The summary written for listening; its length must take 1.5 to 3 minutes to say."""
-    if not path.exists():
-        raise ContentError(f"{path.parent}: missing the spoken summary '{path.name}' (see AUTHORING.md)")
-    text = path.read_text(encoding="utf-8").strip()
-    low, high = SUMMARY_SECONDS
-    seconds = spoken_seconds(text, language)
-    if not low <= seconds <= high:
-        raise ContentError(
-            f"{path}: a spoken summary takes {low / 60:g} to {high / 60:g} minutes to say; "
-            f"this one takes {seconds / 60:.1f} minutes at the voice's rate"
-        )
-    return text
 
 
 def check_parity(sources: dict[str, GuideSource]) -> None:

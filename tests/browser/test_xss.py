@@ -101,7 +101,19 @@ def _heading_block(payload: str) -> str:
             "### Next steps {#next-steps}\n\nText.",
             "## FAQ {#faq}",
             *(f"### {p}? {{#faq-{n}}}\n\n{p}" for n, p in enumerate(PAYLOADS[:4], start=1)),
+            "## Exercises {#exercises}",
+            *(_exercise(n, p) for n, p in enumerate(PAYLOADS[5:7], start=1)),
         ]
+    )
+
+
+def _exercise(number: int, payload: str) -> str:
+    """An exercise whose task, summary and solution carry payloads, linking the preset in every language."""
+    links = " ".join(f"[lab](/{lang}/labs/presets/memory-vs-n/)" for lang in ("en", "hi", "fr"))
+    solution = f"{payload}\n\n{MARKDOWN_PAYLOADS[0]}\n\n<details open ontoggle=\"alert('md-details')\">x</details>"
+    return (
+        f"### {payload} {{#exercise-{number}}}\n\n{payload} {links}\n\n"
+        f'<details markdown="1">\n<summary>{PAYLOADS[0]}</summary>\n\n{solution}\n\n</details>'
     )
 
 

@@ -69,7 +69,7 @@ def _write(folder: Path, language: str, body: str, order: int = 1) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     front = f"---\norder: {order}\ntitle: T\nsummary: S\nlab_preset: memory-vs-n\nlab_try: Try it.\nrelated: []\n"
     front += "prerequisites: [{text: PyTorch, url: 'https://pytorch.org/'}]\nobjectives: {a: A., b: B., c: C.}\n---\n"
-    (folder / f"{language}.md").write_text(front + body, encoding="utf-8")
+    (folder / f"{language}.md").write_text(front + body.replace("/LANG/", f"/{language}/"), encoding="utf-8")
 
 
 VALID_BODY = "\n".join(
@@ -93,6 +93,12 @@ VALID_BODY = "\n".join(
         "x",
         "## FAQ {#faq}",
         *[f"### Q{i}? {{#faq-{i}}}\nA." for i in range(1, 5)],
+        "## Exercises {#exercises}",
+        *[
+            f"### T{i} {{#exercise-{i}}}\n[Lab](/LANG/labs/presets/memory-vs-n/)\n"
+            f'<details markdown="1">\n<summary>S</summary>\n\nA.\n</details>'
+            for i in (1, 2)
+        ],
     ]
 )
 

@@ -3,7 +3,15 @@
 import pytest
 from django.conf import settings
 
-from course.content import ContentError, check_parity, load_guide, load_guide_file, runnable_blocks
+from course.content import (
+    ContentError,
+    check_parity,
+    exercise_sections,
+    guide_folders,
+    load_guide,
+    load_guide_file,
+    runnable_blocks,
+)
 from course.rendering import render_markdown
 
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
@@ -53,6 +61,25 @@ def write_guide(tmp_path, body_by_language) -> object:
     for language in LANGUAGES:
         (folder / f"{language}.md").write_text(front + body_by_language(language), encoding="utf-8")
     return folder
+
+
+def test_every_guide_of_the_course_ends_with_exercises_and_their_solutions():
+    for folder in guide_folders(settings.CONTENT_DIR):
+        counts = set()
+        for language in LANGUAGES:
+            source = load_guide_file(folder / f"{language}.md")
+            count = len(exercise_sections(source.body))
+            assert 2 <= count <= 4, (folder.name, language)
+            rendered = render_markdown(source.body).html.split('id="exercises"')[1]
+            assert rendered.count("<details>") == rendered.count("<summary>") == count, (folder.name, language)
+            counts.add(count)
+        assert len(counts) == 1, folder.name
+
+
+def test_a_guide_without_exercises_is_refused(tmp_path):
+    folder = write_guide(tmp_path, lambda lang: GUIDE_BODY)
+    with pytest.raises(ContentError, match="sections must be"):
+        load_guide(folder, LANGUAGES)
 
 
 def test_a_guide_with_well_formed_exercises_loads(tmp_path):

@@ -23,6 +23,12 @@ BODY = "\n".join(
         "### Next steps {#next-steps}\nx",
         "## FAQ {#faq}",
         *[f"### Q{i}? {{#faq-{i}}}\nA." for i in range(1, 5)],
+        "## Exercises {#exercises}",
+        *[
+            f"### T{i} {{#exercise-{i}}}\n[Lab](/LANG/labs/presets/p/)\n"
+            f'<details markdown="1">\n<summary>S</summary>\n\nA.\n</details>'
+            for i in (1, 2)
+        ],
     ]
 )
 OBJECTIVES = {"compute-b": "Compute B.", "explain-memory": "Explain memory.", "spot-bug": "Spot the bug."}
@@ -35,7 +41,8 @@ def write_guide(root: Path, slug: str, order: int, language: str, **extra) -> No
     meta = {"order": order, "title": "T", "summary": "S", "lab_preset": "p", "lab_try": "Try.", "related": []}
     meta.update(extra)
     front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
-    (folder / f"{language}.md").write_text(f"---\n{front}---\n{BODY}", encoding="utf-8")
+    body = BODY.replace("/LANG/", f"/{language}/")  # each language links the preset in its own
+    (folder / f"{language}.md").write_text(f"---\n{front}---\n{body}", encoding="utf-8")
 
 
 def write_all(root: Path, slug: str = "sample", order: int = 1, **extra) -> Path:
