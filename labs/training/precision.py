@@ -13,6 +13,10 @@
 
 The TF32 switches are process-wide: matmul_precision sets them for the run and restores them
 after (a worker trains one run at a time).
+
+Activation memory under autocast (metrics.ActivationMeter) includes the 16-bit copies of the
+weights that autocast casts and keeps for backward: they are not parameter storages, and they
+are memory the run really spends per micro-batch.
 """
 
 from __future__ import annotations
