@@ -261,6 +261,7 @@ def main_pages(course_site, learner) -> MainPages:
         {
             "home": "/",
             "guide index": "/guides/",
+            "course page": "/course/",
             "guide": f"/guides/{GUIDE}/",
             "search": "/search/?q=zero_grad",
             "quiz index": "/quizzes/",
