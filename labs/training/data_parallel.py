@@ -29,6 +29,7 @@ import multiprocessing.process
 import os
 import queue
 import socket
+import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -37,20 +38,20 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
 
+from .communication import CommStats, counting_allreduce_hook
 from .config import PER_RANK_SCALING, RunConfig
 from .data import load_task_data
 from .loop import Feed, ProgressCallback, RunResult, _Run, loss_sum
-from .metrics import relative_grad_difference
+from .metrics import ActivationMeter, relative_grad_difference
 from .models import build_model
 from .precision import matmul_precision
 from .sizes import SIZES
 
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run
 _POLL_SECONDS = 0.2
-_FAULTS = ("raise", "exit")
+_FAULTS = ("raise", "exit", "hang")
 
 
 class DataParallelError(RuntimeError):
@@ -70,8 +71,8 @@ def run_data_parallel(
 ) -> RunResult:
     """Train ``config`` in ``config.processes`` processes; the same contract as run_experiment.
 
-    ``fault`` is for tests only: (rank, step, "raise" | "exit") makes that rank
-    fail when it reaches that (0-based) step.
+    ``fault`` is for tests only: (rank, step, "raise" | "exit" | "hang") makes that rank
+    fail, or block forever, when it reaches that (0-based) step.
     """
     if fault is not None and fault[2] not in _FAULTS:
         raise ValueError(f"fault must be one of {_FAULTS}")
@@ -264,30 +265,6 @@ def _model_bytes(model: torch.nn.Module) -> bytes:
     return buffer.getvalue()
 
 
-@dataclasses.dataclass
-class CommStats:
-    """What DDP's gradient all-reduces did on this rank."""
-
-    calls: int = 0
-    bytes: int = 0
-    seconds: float = 0.0  # from each launch to its completion; may overlap the backward pass
-
-
-def counting_allreduce_hook(stats: CommStats, bucket):
-    """DDP's default all-reduce, counted: one call per gradient bucket DDP sends.
-    (No annotations: DDP checks them, and this module's are strings.)"""
-    started = time.perf_counter()
-    buffer = bucket.buffer()
-    stats.calls += 1
-    stats.bytes += buffer.numel() * buffer.element_size()
-
-    def finished(future: torch.futures.Future[torch.Tensor]) -> torch.Tensor:
-        stats.seconds += time.perf_counter() - started
-        return future.value()
-
-    return default_hooks.allreduce_hook(None, bucket).then(finished)
-
-
 class _RankRun(_Run):
     """One rank's share of the run: the single-process loop with DDP around the model."""
 
@@ -310,6 +287,8 @@ class _RankRun(_Run):
         if self.fault is not None and self.fault[:2] == (self.rank, step):
             if self.fault[2] == "exit":
                 os._exit(3)
+            if self.fault[2] == "hang":
+                threading.Event().wait()  # never set: its peers wait in the next collective
             raise RuntimeError(f"fault injected at step {step}")
         flag = 1.0 if self.rank == 0 and self.stop.is_set() else 0.0
         shared = torch.tensor([flag, float(self.local_count[step])], dtype=torch.float64, device=self.device)
@@ -332,18 +311,26 @@ class _RankRun(_Run):
             divisors = [count * n * g for count in counts]
         return [g / divisor for divisor in divisors]
 
-    def _accumulate(self, step: int) -> torch.Tensor:
-        """Forward and backward of this rank's micro-batches; the window's mean loss over all ranks."""
+    def _accumulate(self, step: int, meter: ActivationMeter | None = None) -> torch.Tensor:
+        """Forward and backward of this rank's micro-batches; the window's mean loss over all ranks.
+        With a meter, each micro-batch's activation memory is measured (window 0)."""
         started = time.perf_counter()
         self.optimizer.zero_grad(set_to_none=True)
-        xs, ys = self.feed.split(step)
+        if meter is not None and self.device.type == "cuda":
+            for p in self.params:  # as in one process: gradients allocated outside the measurement
+                p.grad = torch.zeros_like(p)
+        if meter is None:
+            xs, ys = self.feed.split(step)
+        else:  # own tensors: a view would count the whole window
+            xs, ys = zip(*(self.feed.micro(step, j)[:2] for j in range(self.feed.n)), strict=True)
         total = torch.zeros((), dtype=torch.float64, device=self.device)
         last = len(xs) - 1
         for j, (x, y, scale) in enumerate(zip(xs, ys, self._scales(step), strict=True)):
             skip = self.config.sync == "no_sync" and j < last
             with self.ddp.no_sync() if skip else contextlib.nullcontext():
-                summed = loss_sum(self.ddp(x), y)
-                (summed * scale).backward()
+                with meter.track() if meter is not None else contextlib.nullcontext():
+                    summed = loss_sum(self.ddp(x), y)
+                    (summed * scale).backward()
             total += summed.detach()
         dist.all_reduce(total)
         self.window_seconds += time.perf_counter() - started
@@ -360,10 +347,19 @@ class _RankRun(_Run):
             started = time.perf_counter()
             reference = self._full_window_gradients()
             self.metrics_seconds += time.perf_counter() - started
-        loss = self._accumulate(0)
+        self.meter = ActivationMeter(self.model, self.device)
+        loss = self._accumulate(0, self.meter)
+        self._agree_on_peak()
         if reference is not None:
             self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
         return loss, self._timed_step()
+
+    def _agree_on_peak(self) -> None:
+        """The run's peak activation memory is the largest of any rank's (shares can differ in
+        sequence length): what one process of the run needs."""
+        peak = torch.tensor([self.meter.peak], dtype=torch.float64, device=self.device)
+        dist.all_reduce(peak, op=dist.ReduceOp.MAX)
+        self.meter.peak = int(peak.item())
 
     def _timed_step(self) -> torch.Tensor:
         started = time.perf_counter()

@@ -82,6 +82,14 @@ def test_no_sync_all_reduces_n_times_less_than_every_micro_batch(no_sync):
     assert no_sync.communication_seconds > 0 and no_sync.compute_seconds >= 0
 
 
+def test_a_data_parallel_run_reports_the_activation_memory_of_one_process(one_process, no_sync):
+    # The same micro-batches of 8 samples on each rank as in one process: the same saved tensors,
+    # and a few bytes that DDP's wrapper saves for its own backward.
+    single = one_process.peak_activation_bytes
+    assert single > 0 and single <= no_sync.peak_activation_bytes <= single + 256
+    assert no_sync.activation_memory_method == one_process.activation_memory_method == "saved-tensors"
+
+
 @pytest.mark.parametrize(("scaling", "matches"), [("mean", True), ("mean_of_rank_means", False)])
 def test_token_mean_counts_tokens_across_processes(scaling, matches):
     # Sequences differ in length, so the two ranks' shares hold different numbers of tokens.
@@ -101,6 +109,16 @@ def test_a_failing_process_fails_the_run_with_a_reason_and_leaves_no_process(how
         run_data_parallel(config(processes=2), device="cpu", fault=(1, 1, how))
     expected = "RuntimeError: fault injected at step 1" if how == "raise" else "ended with exit code 3"
     assert "Process 1 of 2" in str(failure.value) and expected in str(failure.value)
+    assert spawned_children() == []
+
+
+def test_a_hung_process_fails_the_run_with_a_reason_and_leaves_no_process():
+    # Process 1 blocks forever at step 1; the small timeout fails the run, whichever side notices it
+    # first: process 0's collective gives up, or the parent hears nothing for that long.
+    with pytest.raises(DataParallelError) as failure:
+        run_data_parallel(config(processes=2), device="cpu", fault=(1, 1, "hang"), timeout_seconds=3)
+    reason = str(failure.value)
+    assert "Process 0 of 2 failed" in reason or "one of them is stuck" in reason, reason
     assert spawned_children() == []
 
 
