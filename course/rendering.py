@@ -9,6 +9,7 @@ import markdown
 import nh3
 
 from .figures import markers_to_placeholders, without_placeholders
+from .glosses import Glosses, add_glosses, without_glosses
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
 EXTENSIONS = [
@@ -102,6 +103,7 @@ def _toc_entries(tokens: list[dict]) -> list[dict]:
 
 def plain_text_of(rendered_html: str) -> str:
     """Readable text for search and narration: code blocks and formulas are left out."""
+    rendered_html = without_glosses(rendered_html)  # a Hindi page's glosses are for reading, not saying
     without_code = re.sub(r"<div class=\"[^\"]*codehilite[^\"]*\">.*?</div>", " ", rendered_html, flags=re.S)
     without_math = re.sub(r"<(div|span) class=\"arithmatex\">.*?</\1>", " ", without_code, flags=re.S)
     without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_math, flags=re.S)
@@ -117,9 +119,11 @@ def count_words(text: str) -> int:
     return sum(1 for token in text.split() if any(ch.isalnum() for ch in token))
 
 
-def render_markdown(source: str) -> RenderedGuide:
+def render_markdown(source: str, glosses: Glosses | None = None) -> RenderedGuide:
+    """`glosses`: the page language's, from the glossary (course/glosses.py); Hindi has some."""
     md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
-    body = sanitize(md.convert(markers_to_placeholders(source)))
+    converted = md.convert(markers_to_placeholders(source))
+    body = sanitize(add_glosses(converted, glosses) if glosses else converted)
     text = plain_text_of(without_placeholders(body))
     words = count_words(text)
     return RenderedGuide(

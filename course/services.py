@@ -13,6 +13,7 @@ from django.utils import timezone, translation
 
 from . import narration
 from .content import load_all_guides
+from .glosses import Glosses, load_glosses, page_hash
 from .models import Guide, GuidePage, Subscriber
 from .page_cache import pages_changed
 from .rendering import render_markdown
@@ -24,7 +25,9 @@ LANGUAGES = [code for code, _ in settings.LANGUAGES]
 @transaction.atomic
 def guides_sync(*, content_dir: Path | None = None) -> dict[str, int]:
     """Loads every guide file into the database; guides whose folder is gone are unpublished."""
-    guides = load_all_guides(content_dir or settings.CONTENT_DIR, LANGUAGES)
+    content_dir = content_dir or settings.CONTENT_DIR
+    guides = load_all_guides(content_dir, LANGUAGES)
+    glosses = {language: load_glosses(content_dir, language) for language in LANGUAGES}
     counts = {"created": 0, "updated": 0, "unchanged": 0, "unpublished": 0}
     for slug, sources in guides.items():
         meta = sources["en"].meta
@@ -38,7 +41,7 @@ def guides_sync(*, content_dir: Path | None = None) -> dict[str, int]:
             },
         )
         for language, source in sources.items():
-            counts[_sync_page(guide, language, source)] += 1
+            counts[_sync_page(guide, language, source, glosses[language])] += 1
     stale = Guide.objects.exclude(slug__in=guides.keys()).filter(is_published=True)
     counts["unpublished"] = stale.update(is_published=False)
     if counts["unpublished"]:
@@ -46,11 +49,12 @@ def guides_sync(*, content_dir: Path | None = None) -> dict[str, int]:
     return counts
 
 
-def _sync_page(guide: Guide, language: str, source) -> str:
+def _sync_page(guide: Guide, language: str, source, glosses: Glosses) -> str:
     page = GuidePage.objects.filter(guide=guide, language=language).first()
-    if page and page.source_hash == source.source_hash:
+    source_hash = page_hash(source.source_hash, glosses)  # a changed gloss renders the page again
+    if page and page.source_hash == source_hash:
         return "unchanged"
-    rendered = render_markdown(source.body)
+    rendered = render_markdown(source.body, glosses)
     page = page or GuidePage(guide=guide, language=language)
     page.title = str(source.meta["title"])
     page.summary = str(source.meta["summary"])
@@ -63,7 +67,7 @@ def _sync_page(guide: Guide, language: str, source) -> str:
     page.plain_text = rendered.plain_text
     page.word_count = rendered.word_count
     page.reading_minutes = rendered.reading_minutes
-    page.source_hash = source.source_hash
+    page.source_hash = source_hash
     created = page.pk is None
     page.save()
     return "created" if created else "updated"

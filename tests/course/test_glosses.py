@@ -1,0 +1,138 @@
+"""Hindi glosses: the first prose use of each glossed English term on a Hindi page is followed by
+its Hindi word from content/glossary.yaml, once; English and French pages are left as they are."""
+
+import re
+import shutil
+
+import pytest
+import yaml
+from django.conf import settings
+
+from course.content import load_all_guides
+from course.glosses import Glosses, load_glosses
+from course.models import GuidePage
+from course.page_cache import content_hash
+from course.rendering import render_markdown, sanitize
+from course.services import guides_sync, narration_text
+
+HINDI = load_glosses(settings.CONTENT_DIR, "hi")
+GLOSS_RE = re.compile(r'<span class="gloss">\(([^<]*)\)</span>')
+
+
+def gloss(term: str, word: str) -> str:
+    return f'{word} <span class="gloss">({HINDI.terms[term]})</span>'
+
+
+def test_the_glossary_glosses_its_terms_in_hindi_only():
+    assert HINDI.terms["loss"] == "हानि"
+    assert HINDI.terms["gradient"] == "प्रवणता"
+    assert HINDI.terms["learning rate"] == "सीखने की दर"
+    assert "token" not in HINDI.terms  # no established Hindi word: no gloss rather than a made-up one
+    assert not load_glosses(settings.CONTENT_DIR, "en")
+    assert not load_glosses(settings.CONTENT_DIR, "fr")
+    for word in HINDI.terms.values():
+        assert re.fullmatch(r"[\u0900-\u097f ]+", word) and not re.search("[\u0958-\u095f]", word)
+
+
+SOURCE = """\
+## Loss और memory {#overview}
+
+`loss` और $\\text{loss}$ और [loss](https://example.org) पहले आते हैं। फिर हर batch का loss N से भाग
+पाता है, और यह loss फिर से।
+
+```python
+memory = loss_fn(model(x))
+```
+
+| model | batch |
+|---|---|
+| 1 | 2 |
+
+दूसरे paragraph में Memory, फिर से memory, `loss_fn`, loss.backward और हर micro-batch के models।
+"""
+
+
+def test_the_first_prose_use_of_each_term_gets_its_gloss_once():
+    html = render_markdown(SOURCE, HINDI).html
+    assert GLOSS_RE.findall(html).count(HINDI.terms["loss"]) == 1
+    assert f"हर {gloss('batch', 'batch')} का {gloss('loss', 'loss')} N से" in html
+    assert f"paragraph में {gloss('memory', 'Memory')}, फिर से memory," in html
+    assert f"micro-batch के {gloss('model', 'models')}।" in html
+    assert sorted(GLOSS_RE.findall(html)) == sorted(HINDI.terms[t] for t in ("loss", "batch", "memory", "model"))
+
+
+def test_no_gloss_in_headings_code_math_links_or_tables():
+    html = render_markdown(SOURCE, HINDI).html
+    heading = re.search(r"<h2.*?</h2>", html, re.S).group(0)
+    code_block = re.search(r'<div class="codehilite">.*?</div>', html, re.S).group(0)
+    table_head = re.search(r"<thead>.*?</thead>", html, re.S).group(0)
+    for part in (heading, code_block, table_head):
+        assert "gloss" not in part
+    assert "<code>loss</code> और" in html
+    assert '<span class="arithmatex">\\(\\text{loss}\\)</span>' in html
+    assert ">loss</a>" in html
+
+
+def test_quotations_and_the_introduced_subject_keep_their_words():
+    source = (
+        'ग्रेडिएंट संचय (gradient accumulation) पर "An Empirical Model of Large-Batch Training" पढ़ें, '
+        "फिर हर gradient और model देखें।"
+    )
+    html = render_markdown(source, HINDI).html
+    assert "(gradient accumulation)" in html
+    assert '"An Empirical Model of Large-Batch Training"' in html
+    assert f"हर {gloss('gradient', 'gradient')} और {gloss('model', 'model')} देखें" in html
+
+
+def test_glosses_pass_the_sanitizer_and_stay_out_of_the_spoken_and_counted_text():
+    with_glosses, without = render_markdown(SOURCE, HINDI), render_markdown(SOURCE)
+    assert sanitize(with_glosses.html) == with_glosses.html
+    assert with_glosses.html != without.html
+    assert with_glosses.plain_text == without.plain_text  # narration says the page's own words
+    assert with_glosses.word_count == without.word_count
+
+
+def test_an_escaped_gloss_cannot_inject_markup():
+    html = render_markdown("हर loss गिनें।", Glosses({"loss": "<img src=x onerror=alert(1)>"})).html
+    assert "<img" not in html and "&lt;img" in html
+
+
+@pytest.mark.django_db
+def test_synced_hindi_guides_gloss_each_term_once_and_other_languages_are_unchanged():
+    guides_sync()
+    sources = load_all_guides(settings.CONTENT_DIR, ["en", "hi", "fr"])
+    for page in GuidePage.objects.select_related("guide"):
+        glosses = GLOSS_RE.findall(page.body_html)
+        if page.language != "hi":
+            assert glosses == []
+            assert page.source_hash == sources[page.guide.slug][page.language].source_hash
+            continue
+        assert len(glosses) == len(set(glosses)) >= 6, page.guide.slug
+        assert set(glosses) <= set(HINDI.terms.values())
+        assert "gloss" not in page.plain_text
+        unglossed = render_markdown(sources[page.guide.slug]["hi"].body)
+        spoken = GuidePage(
+            guide=page.guide, language="hi", title=page.title, summary=page.summary, toc=page.toc,
+            body_html=unglossed.html, plain_text=unglossed.plain_text,
+        )  # fmt: skip
+        assert narration_text(page) == narration_text(spoken)  # the audio is not made again
+
+
+@pytest.mark.django_db
+def test_a_changed_gloss_renders_the_hindi_pages_again_and_changes_the_content_hash(tmp_path):
+    shutil.copytree(settings.CONTENT_DIR / "guides", tmp_path / "guides")
+    glossary_path = tmp_path / "glossary.yaml"
+    shutil.copy(settings.CONTENT_DIR / "glossary.yaml", glossary_path)
+    guides_sync(content_dir=tmp_path)
+    before = content_hash()
+
+    glossary = yaml.safe_load(glossary_path.read_text(encoding="utf-8"))
+    loss = next(term for term in glossary["terms"] if term["en"] == "loss")
+    loss["gloss"]["hi"] = "हानि फलन"
+    glossary_path.write_text(yaml.safe_dump(glossary, allow_unicode=True), encoding="utf-8")
+    counts = guides_sync(content_dir=tmp_path)
+
+    pages = GuidePage.objects.count()
+    assert counts["updated"] == pages // 3 and counts["unchanged"] == pages - pages // 3
+    assert all("(हानि फलन)" in page.body_html for page in GuidePage.objects.filter(language="hi"))
+    assert content_hash() != before
