@@ -119,6 +119,17 @@ def test_synced_hindi_guides_gloss_each_term_once_and_other_languages_are_unchan
 
 
 @pytest.mark.django_db
+def test_the_hindi_guide_page_shows_the_gloss_in_its_text(client):
+    guides_sync()
+    hindi = client.get("/hi/guides/what-is-gradient-accumulation/").content.decode()
+    english = client.get("/en/guides/what-is-gradient-accumulation/").content.decode()
+    assert "उसकी " + gloss("memory", "memory") + " जवाब दे जाती है" in hindi
+    shown = GLOSS_RE.findall(hindi)
+    assert len(shown) == len(set(shown)) >= 6  # each term's gloss once on the page
+    assert 'class="gloss"' not in english
+
+
+@pytest.mark.django_db
 def test_a_changed_gloss_renders_the_hindi_pages_again_and_changes_the_content_hash(tmp_path):
     shutil.copytree(settings.CONTENT_DIR / "guides", tmp_path / "guides")
     glossary_path = tmp_path / "glossary.yaml"
