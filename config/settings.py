@@ -276,7 +276,9 @@ LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running ru
 LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
 LAB_TORCH_THREADS = env_int("LAB_TORCH_THREADS", 0)  # CPU threads per training run; 0: half the cores
 LAB_MAX_PROCESSES = env_int("LAB_MAX_PROCESSES", 2)  # data-parallel processes (G) one run may use; see README
-LAB_DEVICE_CLASS = env_str("LAB_DEVICE_CLASS", "cpu")  # "cuda" once a GPU worker serves: sizes above tiny, tf32
+# Empty: GPU settings (sizes above tiny, tf32) are accepted while a CUDA worker is connected (labs.devices);
+# "cpu" or "cuda" fixes that whatever is connected.
+LAB_DEVICE_CLASS = env_str("LAB_DEVICE_CLASS", "")
 LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
 LAB_PROGRESS_INTERVAL = env_float("LAB_PROGRESS_INTERVAL", 0.4)  # seconds between progress writes
 LAB_HEARTBEAT_INTERVAL = env_float("LAB_HEARTBEAT_INTERVAL", 5)  # a running run says it is alive this often

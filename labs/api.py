@@ -5,6 +5,8 @@ reading a run and the queue are open to everyone, a private run only to its owne
 the API's one shape (config/api_errors.py).
 """
 
+import dataclasses
+
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -15,7 +17,8 @@ from config.api_errors import ApiError, Error
 
 from . import selectors, services
 from .export import run_payload
-from .queue import queue_state, run_queue
+from .forms import limits_text
+from .queue import queue_state, run_queue, site_limits
 from .schemas import LabQueue, LabRun, LabRunCreated, LabRunSettings, LabRunSummary
 from .throttle import submission_throttled
 
@@ -81,11 +84,18 @@ def run_cancel(request: HttpRequest, run_id: int):
 @router.get(
     "/queue",
     url_name="labs_queue",
-    summary="The lab queue: connected workers, what each runs, and how many runs wait",
+    summary="The lab queue: connected workers, what each is and runs, how many runs wait, and what is accepted now",
     response=LabQueue,
     openapi_extra=ANYONE,
 )
 def queue(request: HttpRequest):
     state = queue_state()
-    workers = [{"name": w.name, "device": w.device, "running": w.running} for w in state.workers]
-    return {"workers": workers, "waiting": state.waiting}
+    limits = site_limits(state.workers)
+    return {
+        "workers": [dataclasses.asdict(worker) for worker in state.workers],
+        "waiting": state.waiting,
+        "device_classes": list(limits.device_classes),
+        "sizes": list(limits.sizes),
+        "max_processes": limits.max_processes,
+        "limits": limits_text(limits),
+    }

@@ -1,8 +1,10 @@
 from django import forms
-from django.conf import settings
+from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from labs.devices import Limits, validate_for
+from labs.queue import site_limits
 from labs.training import config as lab_config
 from labs.training.problems import Problem
 
@@ -17,6 +19,13 @@ def translate_problem(problem: str) -> str:
 def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
     """validate_config's errors in the reader's language."""
     return {field: [translate_problem(message) for message in messages] for field, messages in errors.items()}
+
+
+def limits_text(limits: Limits) -> str:
+    """Which sizes the connected workers take now, for the form and the API."""
+    if "cuda" in limits.device_classes or limits.device_class == "cuda":
+        return gettext("Sizes you can run now: %(sizes)s.") % {"sizes": ", ".join(limits.sizes)}
+    return gettext("No GPU worker is connected now: only the tiny size can run.")
 
 
 def _choices(values: tuple) -> list[tuple[str, str]]:
@@ -101,6 +110,8 @@ class RunForm(forms.Form):
         self.fields["learning_rate"].widget.attrs["step"] = "any"
         self.fields["grad_clip"].widget.attrs["step"] = "any"
         self.run_config: lab_config.RunConfig | None = None
+        self.limits = site_limits()
+        self.fields["size"].help_text = format_lazy("{} {}", self.fields["size"].help_text, limits_text(self.limits))
 
     def clean(self) -> dict:
         data = super().clean()
@@ -109,9 +120,7 @@ class RunForm(forms.Form):
         data["sync"] = data.get("sync") or "no_sync"
         data["size"] = data.get("size") or "tiny"
         data["precision"] = data.get("precision") or "fp32"
-        self.run_config, errors = lab_config.validate_config(
-            data, max_processes=settings.LAB_MAX_PROCESSES, device_class=settings.LAB_DEVICE_CLASS
-        )
+        self.run_config, errors = validate_for(data, self.limits)
         for field, messages in translated_errors(errors).items():
             for message in messages:
                 self.add_error(None if field == lab_config.NON_FIELD else field, message)

@@ -6,6 +6,7 @@ TTL, so a worker that dies simply disappears (`worker_heartbeat`, started from c
 What a worker is running comes from the database: the run rows it claimed (`LabRun.worker`).
 """
 
+import dataclasses
 import logging
 import math
 import os
@@ -21,6 +22,7 @@ from django.core.cache import cache
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from . import devices
 from .models import LabRun
 
 logger = logging.getLogger(__name__)
@@ -33,6 +35,10 @@ class Worker:
     name: str  # the Celery hostname, as stored in LabRun.worker
     device: str  # "cpu", or the GPU's model
     running: int | None  # id of the run it trains now
+    device_class: str = "cpu"  # "cpu" or "cuda" (labs.devices)
+    memory_bytes: int | None = None  # CPU RAM, or the GPU's memory; None: unknown
+    sizes: tuple[str, ...] = ()  # guides-lm sizes it takes
+    max_processes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,9 @@ def worker_device() -> str:
     return names[0].strip() or "cpu"
 
 
-def worker_publish(*, name: str, device: str) -> None:
-    cache.set(KEY_PREFIX + name, {"name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
+def worker_publish(*, name: str, device: str, **described) -> None:
+    """`described`: labs.devices.describe_worker's fields (device class, memory, sizes, processes)."""
+    cache.set(KEY_PREFIX + name, {**described, "name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
 
 
 def worker_forget(*, name: str) -> None:
@@ -74,19 +81,19 @@ def worker_forget(*, name: str) -> None:
 
 def worker_heartbeat(*, name: str) -> threading.Event:
     """Publish this worker now and every LAB_WORKER_TTL / 3 seconds; set the returned event to stop."""
-    device = worker_device()
+    described = devices.describe_worker(worker_device(), settings.LAB_MAX_PROCESSES)
     stop = threading.Event()
 
     def beat() -> None:
         while True:
             try:
-                worker_publish(name=name, device=device)
+                worker_publish(name=name, **described)
             except Exception:  # Redis away: the key expires and the worker shows as gone until it is back
                 pass
             if stop.wait(settings.LAB_WORKER_TTL / 3):
                 return
 
-    worker_publish(name=name, device=device)
+    worker_publish(name=name, **described)
     threading.Thread(target=beat, name="lab-worker-heartbeat", daemon=True).start()
     return stop
 
@@ -95,21 +102,43 @@ def worker_heartbeat(*, name: str) -> threading.Event:
 
 
 def connected_workers() -> list[Worker]:
+    workers = published_workers()
+    running = dict(
+        LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=[worker.name for worker in workers])
+        .order_by("started_at")
+        .values_list("worker", "pk")
+    )
+    return [dataclasses.replace(worker, running=running.get(worker.name)) for worker in workers]
+
+
+def published_workers() -> list[Worker]:
+    """The workers' heartbeats alone (no database): what each is, not what it runs."""
     try:
         names, found = _published_workers()
     except redis.RedisError:  # Redis away: no heartbeat can be read, and the pages must still answer
         logger.warning("the worker heartbeats cannot be read: Redis does not answer")
         return []
-    running = dict(
-        LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=names)
-        .order_by("started_at")
-        .values_list("worker", "pk")
+    return [_worker(found[KEY_PREFIX + name], None) for name in names if KEY_PREFIX + name in found]
+
+
+def _worker(published: dict, running: int | None) -> Worker:
+    device = published["device"]
+    device_class = published.get("device_class") or devices.device_class_of(device)  # a worker from before
+    return Worker(
+        name=published["name"],
+        device=device,
+        running=running,
+        device_class=device_class,
+        memory_bytes=published.get("memory_bytes"),
+        sizes=tuple(published.get("sizes") or devices.sizes_that_fit(device_class, None)),
+        max_processes=published.get("max_processes"),
     )
-    return [
-        Worker(name=name, device=found[KEY_PREFIX + name]["device"], running=running.get(name))
-        for name in names
-        if KEY_PREFIX + name in found
-    ]
+
+
+def site_limits(workers: list[Worker] | None = None) -> devices.Limits:
+    """The limits that apply now: what the connected workers can run (or LAB_DEVICE_CLASS)."""
+    workers = published_workers() if workers is None else workers
+    return devices.limits_for(workers, override=settings.LAB_DEVICE_CLASS, max_processes=settings.LAB_MAX_PROCESSES)
 
 
 def _published_workers() -> tuple[list[str], dict]:

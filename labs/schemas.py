@@ -7,12 +7,13 @@ types below describe them, they add no rule of their own.
 
 from typing import Annotated, Any, Literal
 
-from django.conf import settings
 from django.utils.translation import gettext as _
 from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from config.api_errors import invalid_fields
+from labs.devices import validate_for
+from labs.queue import site_limits
 from labs.training import config as lab_config
 from labs.training.sizes import SIZES
 
@@ -60,7 +61,8 @@ class LabRunSettings(BaseModel):
         "tiny",
         description="guides-lm only. "
         + " ".join(spec.describe() for spec in SIZES.values())
-        + " Sizes that need a GPU are refused unless the site's workers have one (LAB_DEVICE_CLASS).",
+        + " Sizes that need a GPU are refused unless a connected worker has one that holds them "
+        "(GET /api/labs/queue lists the sizes accepted now).",
     )
     precision: Literal[lab_config.PRECISIONS] = Field(
         "fp32",
@@ -78,9 +80,7 @@ class LabRunSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _follows_the_lab_rules(cls, data: Any) -> Any:
-        config, problems = lab_config.validate_config(
-            data, max_processes=settings.LAB_MAX_PROCESSES, device_class=settings.LAB_DEVICE_CLASS
-        )
+        config, problems = validate_for(data, site_limits())
         if config is None:
             fields = [
                 (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
@@ -167,9 +167,17 @@ class LabRun(LabRunSummary):
 class LabWorker(Schema):
     name: str
     device: str = Field(examples=["cpu", "NVIDIA H200"])
+    device_class: Literal["cpu", "cuda"]
+    memory_bytes: int | None = Field(description="CPU RAM, or the GPU's memory; null when unknown.")
+    sizes: list[str] = Field(description="guides-lm sizes this worker takes.")
+    max_processes: int | None
     running: int | None = Field(description="Id of the run it trains now.")
 
 
 class LabQueue(Schema):
     workers: list[LabWorker]
     waiting: int = Field(ge=0)
+    device_classes: list[Literal["cpu", "cuda"]] = Field(description="Of the connected workers.")
+    sizes: list[str] = Field(description="guides-lm sizes a submission may ask for now.")
+    max_processes: int
+    limits: str = Field(description="The same, in a sentence in the reader's language.")

@@ -21,6 +21,7 @@ from django.utils.translation import gettext_noop
 from config.celery import app as celery_app
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
+from .devices import queue_for
 from .models import LabRun
 from .presets import Preset
 
@@ -150,14 +151,18 @@ LOW_PRIORITY = 9
 def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     """Hand a queued run to the broker. False when the broker is unreachable: the run stays
     stored with no `enqueued_at` and the dispatcher sends it once Redis is back.
-    `low_priority` (reference runs): workers take it only when no learner's run waits."""
+    `low_priority` (reference runs): workers take it only when no learner's run waits.
+    Runs that need a GPU go to the `cuda` queue, which only CUDA workers consume (labs.devices)."""
     priority = {"priority": LOW_PRIORITY} if low_priority else {}
+    config = LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {}
     try:
         # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
         with celery_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
-            celery_app.send_task(EXECUTE_RUN, args=[run_id], retry=False, connection=connection, **priority)
+            celery_app.send_task(
+                EXECUTE_RUN, args=[run_id], queue=queue_for(config), retry=False, connection=connection, **priority
+            )
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False

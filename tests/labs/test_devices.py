@@ -1,0 +1,201 @@
+"""Device-aware labs: runs that need a GPU go to the `cuda` queue, and the site accepts them only
+while a worker with a GPU (that holds the size) has published its heartbeat."""
+
+import json
+
+import pytest
+import redis
+from django.conf import settings
+from django.utils import translation
+
+from accounts.models import ApiToken
+from labs import devices, queue, services
+from labs.forms import RunForm
+from labs.models import LabRun
+from labs.training import config as lab_config
+from labs.training.sizes import SIZES
+
+GUIDES_LM = {**lab_config.DEFAULT_CONFIG, "task": "guides-lm", "norm": "layer", "steps": 4, "effective_batch_size": 16}
+GIB = 2**30
+REFUSED = {
+    "en": "size medium needs a GPU worker; none is connected.",
+    "hi": "size medium के लिए GPU वाला worker चाहिए; अभी कोई जुड़ा नहीं है।",
+    "fr": "size medium demande un worker avec GPU ; aucun n'est connecté.",
+}
+
+
+@pytest.fixture(autouse=True)
+def follow_the_workers(settings):
+    settings.LAB_DEVICE_CLASS = ""  # no override: the connected workers decide
+    settings.LAB_WORKER_TTL = 60
+
+
+@pytest.fixture
+def token(learner):
+    _token, raw = ApiToken.issue(user=learner, name="script")
+    return raw
+
+
+@pytest.fixture
+def broker():
+    """The broker's Redis; the `cuda` list is emptied after the test (no worker consumes it here)."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    yield client
+    client.delete(devices.CUDA_QUEUE)
+
+
+def publish_cpu_worker(name="cpu-1@host"):
+    queue.worker_publish(name=name, **devices.describe_worker("cpu", 2))
+
+
+def publish_gpu_worker(name="gpu-1@host", memory_bytes=141 * GIB):
+    """What a worker with a GPU publishes (labs.devices.describe_worker on that machine)."""
+    sizes = devices.sizes_that_fit("cuda", memory_bytes)
+    queue.worker_publish(
+        name=name,
+        device="NVIDIA H200",
+        device_class="cuda",
+        memory_bytes=memory_bytes,
+        sizes=sizes,
+        max_processes=4,
+        queues=["gpu", "cuda"],
+    )
+
+
+def post(**changes) -> dict:
+    return {name: "" if value is None else str(value) for name, value in {**GUIDES_LM, **changes}.items()}
+
+
+def submit(client, token, data, language="en"):
+    headers = {"Authorization": f"Bearer {token}", "Accept-Language": language}
+    return client.post("/api/labs/runs", json.dumps(data), content_type="application/json", headers=headers)
+
+
+def messages_for(client, queue_name: str, run_id: int) -> list[bytes]:
+    """The broker's messages (kombu's JSON envelopes) that ask a worker to train this run."""
+
+    def for_the_run(raw: bytes) -> bool:
+        headers = json.loads(raw)["headers"]
+        return headers["task"] == services.EXECUTE_RUN and headers["argsrepr"] == f"[{run_id}]"
+
+    return [raw for raw in client.lrange(queue_name, 0, -1) if for_the_run(raw)]
+
+
+# ---------------------------------------------------------------- routing and what workers publish
+
+
+@pytest.mark.parametrize(
+    ("changes", "queue_name"),
+    [
+        ({}, "gpu"),
+        ({"precision": "bf16"}, "gpu"),
+        ({"precision": "fp16"}, "gpu"),
+        ({"size": "small"}, "cuda"),
+        ({"size": "medium", "precision": "bf16"}, "cuda"),
+        ({"precision": "tf32"}, "cuda"),
+    ],
+)
+def test_the_queue_is_chosen_by_what_the_settings_need(changes, queue_name):
+    config = lab_config.RunConfig(**{**GUIDES_LM, **changes})
+    assert devices.queue_for(config.to_dict()) == queue_name
+
+
+def test_a_digits_run_stored_before_sizes_existed_goes_to_every_worker():
+    assert devices.queue_for(lab_config.DEFAULT_CONFIG) == "gpu"
+
+
+def test_a_cpu_worker_publishes_its_memory_and_takes_only_cpu_sizes():
+    described = devices.describe_worker("cpu", 2)
+    assert described["device_class"] == "cpu" and described["memory_bytes"] > 0
+    assert (described["sizes"], described["max_processes"], described["queues"]) == (["tiny"], 2, ["gpu"])
+
+
+def test_a_gpu_takes_the_sizes_its_memory_holds():
+    small, medium = SIZES["small"], SIZES["medium"]
+    holds_small = small.state_bytes() + small.activation_bytes_per_sequence
+    assert holds_small < medium.state_bytes() + medium.activation_bytes_per_sequence
+    assert devices.sizes_that_fit("cuda", holds_small) == ["tiny", "small"]
+    assert devices.sizes_that_fit("cuda", 141 * GIB) == ["tiny", "small", "medium"]
+    assert devices.sizes_that_fit("cuda", None) == ["tiny", "small", "medium"]  # nvidia-smi could not say
+
+
+# ---------------------------------------------------------------- limits from the connected workers
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "fr"])
+def test_with_only_cpu_workers_the_form_refuses_a_gpu_size(language):
+    publish_cpu_worker()
+    with translation.override(language):
+        form = RunForm(post(size="medium"))
+        assert not form.is_valid()
+        assert form.errors["size"] == [REFUSED[language]]
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "fr"])
+def test_with_only_cpu_workers_the_api_refuses_a_gpu_size_and_stores_nothing(client, token, language):
+    publish_cpu_worker()
+    response = submit(client, token, {**GUIDES_LM, "size": "medium"}, language=language)
+    assert response.status_code == 400
+    assert response.json()["fields"] == [{"field": "size", "message": REFUSED[language]}]
+    assert LabRun.objects.count() == 0
+
+
+def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
+    client, token, broker, django_capture_on_commit_callbacks
+):
+    publish_cpu_worker()
+    publish_gpu_worker()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = submit(client, token, {**GUIDES_LM, "size": "medium"})
+    assert response.status_code == 201, response.content
+    run = LabRun.objects.get()
+    assert run.config["size"] == "medium" and run.enqueued_at is not None
+    assert len(messages_for(broker, "cuda", run.pk)) == 1
+    assert messages_for(broker, "gpu", run.pk) == []  # a CPU worker never sees it
+
+
+def test_a_tiny_run_goes_to_the_queue_every_worker_takes(client, token, broker, django_capture_on_commit_callbacks):
+    publish_gpu_worker()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = submit(client, token, {**GUIDES_LM, "precision": "bf16"})
+    assert response.status_code == 201, response.content
+    run = LabRun.objects.get()
+    (message,) = messages_for(broker, "gpu", run.pk)
+    assert messages_for(broker, "cuda", run.pk) == []
+    broker.lrem("gpu", 0, message)  # no worker here: leave no message behind
+
+
+def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
+    small = SIZES["small"]
+    publish_gpu_worker(memory_bytes=small.state_bytes() + small.activation_bytes_per_sequence)
+    assert RunForm(post(size="small")).is_valid()
+    with translation.override("fr"):
+        form = RunForm(post(size="medium"))
+        assert not form.is_valid()
+        assert form.errors["size"] == [
+            "size medium demande plus de mémoire GPU qu'aucun worker connecté n'en a ; "
+            "la plus grande taille qu'ils acceptent est small."
+        ]
+
+
+def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
+    publish_gpu_worker()
+    settings.LAB_DEVICE_CLASS = "cpu"
+    assert RunForm(post(size="small")).errors["size"] == ["size small needs a GPU worker; none is connected."]
+    queue.worker_forget(name="gpu-1@host")
+    settings.LAB_DEVICE_CLASS = "cuda"
+    assert RunForm(post(size="medium", precision="tf32")).is_valid()
+
+
+def test_the_form_and_the_queue_api_say_which_sizes_are_accepted_now(client, db):
+    publish_cpu_worker()
+    assert "No GPU worker is connected now: only the tiny size can run." in str(RunForm().fields["size"].help_text)
+    body = client.get("/api/labs/queue").json()
+    assert (body["device_classes"], body["sizes"]) == (["cpu"], ["tiny"])
+    publish_gpu_worker()
+    with translation.override("hi"):
+        assert "अभी आप ये size चला सकते हैं: tiny, small, medium।" in str(RunForm().fields["size"].help_text)
+    body = client.get("/api/labs/queue").json()
+    assert (body["device_classes"], body["sizes"]) == (["cpu", "cuda"], ["tiny", "small", "medium"])
+    gpu = next(worker for worker in body["workers"] if worker["device_class"] == "cuda")
+    assert (gpu["memory_bytes"], gpu["sizes"], gpu["max_processes"]) == (141 * GIB, ["tiny", "small", "medium"], 4)
