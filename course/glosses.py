@@ -17,8 +17,9 @@ from pathlib import Path
 import yaml
 
 GLOSS_CLASS = "gloss"
-GLOSS_HTML = '{term} <span class="' + GLOSS_CLASS + '">({gloss})</span>'
-GLOSS_SPAN_RE = re.compile(r'\s?<span class="' + GLOSS_CLASS + r'">[^<]*</span>')
+# A no-break space keeps the gloss on the term's line (the sanitizer writes it as &nbsp;).
+GLOSS_HTML = '{term}&nbsp;<span class="' + GLOSS_CLASS + '">({gloss})</span>'
+GLOSS_SPAN_RE = re.compile(r'&nbsp;<span class="' + GLOSS_CLASS + r'">[^<]*</span>')
 TAG_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
 CLASS_RE = re.compile(r"""\bclass\s*=\s*["']([^"']*)["']""")
 VOID_TAGS = {"br", "hr", "img", "input", "wbr", "col", "source", "meta", "link"}

@@ -20,7 +20,7 @@ GLOSS_RE = re.compile(r'<span class="gloss">\(([^<]*)\)</span>')
 
 
 def gloss(term: str, word: str) -> str:
-    return f'{word} <span class="gloss">({HINDI.terms[term]})</span>'
+    return f'{word}&nbsp;<span class="gloss">({HINDI.terms[term]})</span>'
 
 
 def test_the_glossary_glosses_its_terms_in_hindi_only():
