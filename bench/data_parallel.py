@@ -238,7 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     comm = communication(args)
     print_report(speed, comm)
     if args.json:
-        args.json.write_text(json.dumps({"torch": torch.__version__, "speed": speed, "communication": comm}, indent=2))
+        threads = max(1, (os.cpu_count() or 1) // args.processes)
+        found = {"torch": torch.__version__, "threads_per_rank": threads, "speed": speed, "communication": comm}
+        args.json.write_text(json.dumps(found, indent=2))
         print(f"\nwrote {args.json}")
 
 
