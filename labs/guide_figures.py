@@ -40,7 +40,7 @@ from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 3  # bump when the drawing changes
+CACHE_VERSION = 4  # bump when the drawing changes
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -143,6 +143,10 @@ def _bar_text(kind: str, run: LabRun) -> str:
     return sci(value) if kind == "grad-error" else str(value)
 
 
+def _bytes(value: int | None) -> str:
+    return "—" if value is None else filesizeformat(value)
+
+
 def _metric_name(kind: str) -> str:
     return {
         "wall-time": _("wall time (seconds)"),
@@ -173,6 +177,17 @@ def _table(spec: FigureSpec, runs: list[LabRun]) -> tuple[list[str], list[list[s
                 str(run.curve[-1].get("samples")),
                 fmt_number(final_loss(run), 4),
                 fmt_number(run.metrics.get("val_loss"), 4),
+            ]
+            for run in runs
+        ]
+    if spec.kind == "allreduce":  # the bars count calls; the table adds what they sent
+        header = [_("Run"), _metric_name(spec.kind), _("bytes sent"), _("Final loss")]
+        return header, [
+            [
+                run.label,
+                _bar_text(spec.kind, run),
+                _bytes(run.metrics.get("allreduce_bytes")),
+                fmt_number(final_loss(run), 4),
             ]
             for run in runs
         ]

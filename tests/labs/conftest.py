@@ -100,6 +100,7 @@ def reference_sweep(db):
                 "peak_activation_bytes": 1_048_576 // (index + 1),
                 "grad_equivalence_error": 10.0 ** -(7 - index),
                 "allreduce_calls": [0, 60, 120][index] if index < 3 else None,
+                "allreduce_bytes": [0, 6_392_160, 12_784_320][index] if index < 3 else None,
                 "wall_seconds": 1.5,
                 "diverged": False,
                 **metrics,

@@ -157,3 +157,31 @@ def test_the_window_timeline_is_drawn_from_the_n_4_runs_timing(reference_sweep):
     assert ["0", "5", "10", "15", "20"] == [t for t in texts if t and t.isdigit()]  # the time axis, in ms
     assert "four micro-batches of 16 samples, 5.0 ms each on average on NVIDIA H200" in html_text
     assert runs[2].config["accumulation_steps"] == 4
+
+
+def test_the_data_parallel_figures_show_overlapping_curves_and_the_bytes_no_sync_saves(reference_sweep):
+    reference_sweep("data-parallel-no-sync")
+    curves = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "loss", "en"))
+    root = parse(re.search(r"<svg.*?</svg>", curves, re.S).group(0))
+    assert len([p for p in root.iter(f"{SVG}polyline")]) + len(list(root.iter(f"{SVG}path"))) >= 3
+    assert "G = 1, N = 4" in curves and "G = 2, N = 2, every_micro" in curves
+    assert "the largest gradient-equivalence error is 1.0e-05" in curves  # the third run's, 10^-(7-2)
+    bars = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "allreduce", "en"))
+    assert "60 all-reduces sending 6.1\xa0MB with no_sync, and 120 sending 12.2\xa0MB" in bars
+    assert "2.0 times more bytes" in bars and "bytes sent</th>" in bars
+    french = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "allreduce", "fr"))
+    assert "60 et envoient 6,1\xa0Mio avec no_sync" in french and "octets envoyés" in french
+    hindi = guide_figures.reference_figures.render("data-parallel-no-sync", "loss", "hi")
+    assert "सबसे बड़ी gradient-equivalence error" in hindi
+
+
+def test_the_ddp_section_of_the_loop_guide_shows_both_data_parallel_figures(client, reference_sweep):
+    from django.core.management import call_command
+
+    call_command("sync_content", stdout=open("/dev/null", "w"))
+    reference_sweep("data-parallel-no-sync")
+    for language in ("en", "hi", "fr"):
+        page = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
+        curves = page.index('id="figure-data-parallel-no-sync-loss"')
+        bars = page.index('id="figure-data-parallel-no-sync-allreduce"')
+        assert page.index('id="ddp-no-sync"') < curves < bars < page.index('id="technical-overview"'), language
