@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from .narration import SUMMARY_SECONDS, spoken_seconds
+
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 HEADING_RE = re.compile(r"^(#{2,3})\s+(.+?)\s*\{#([a-z0-9-]+)\}\s*$")
 FENCE_RE = re.compile(r"^(```|~~~)")
@@ -55,10 +57,11 @@ class GuideSource:
     meta: dict
     body: str
     headings: list[Heading] = field(default_factory=list)
+    spoken_summary: str = ""  # summary.<lang>.txt beside the guide, read by the narration
 
     @property
     def source_hash(self) -> str:
-        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+        return hashlib.sha256(self.path.read_bytes() + self.spoken_summary.encode()).hexdigest()
 
     @property
     def faq_count(self) -> int:
@@ -229,7 +232,24 @@ def load_guide(folder: Path, languages: list[str]) -> dict[str, GuideSource]:
         sources[language] = load_guide_file(path)
         check_anatomy(sources[language])
     check_parity(sources)
+    for language, source in sources.items():
+        source.spoken_summary = load_spoken_summary(folder / f"summary.{language}.txt", language)
     return sources
+
+
+def load_spoken_summary(path: Path, language: str) -> str:
+    """The summary written for listening; its length must take 1.5 to 3 minutes to say."""
+    if not path.exists():
+        raise ContentError(f"{path.parent}: missing the spoken summary '{path.name}' (see AUTHORING.md)")
+    text = path.read_text(encoding="utf-8").strip()
+    low, high = SUMMARY_SECONDS
+    seconds = spoken_seconds(text, language)
+    if not low <= seconds <= high:
+        raise ContentError(
+            f"{path}: a spoken summary takes {low / 60:g} to {high / 60:g} minutes to say; "
+            f"this one takes {seconds / 60:.1f} minutes at the voice's rate"
+        )
+    return text
 
 
 def check_parity(sources: dict[str, GuideSource]) -> None:

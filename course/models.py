@@ -42,6 +42,11 @@ class GuidePage(models.Model):
     source_hash = models.CharField(max_length=64)
     narration_file = models.CharField(max_length=200, blank=True)
     narration_seconds = models.FloatField(default=0)
+    # [{"id": h2 id, "title": ..., "start": seconds}]: where each section starts in narration_file.
+    narration_chapters = models.JSONField(default=list, blank=True)
+    spoken_summary = models.TextField(blank=True)  # content/guides/<slug>/summary.<lang>.txt
+    summary_audio_file = models.CharField(max_length=200, blank=True)
+    summary_audio_seconds = models.FloatField(default=0)
 
     class Meta:
         unique_together = [("guide", "language")]
@@ -53,6 +58,21 @@ class GuidePage(models.Model):
     @property
     def narration_url(self) -> str:
         return f"{settings.MEDIA_URL}narration/{self.narration_file}" if self.narration_file else ""
+
+    @property
+    def narration_chapters_url(self) -> str:
+        """The WebVTT chapters track written beside the audio file."""
+        return self.narration_url.removesuffix(".ogg") + ".vtt" if self.narration_file else ""
+
+    @property
+    def toc_with_chapters(self) -> list[dict]:
+        """The table of contents, each h2 with `audio_start`: where the full narration reaches it (or None)."""
+        starts = {chapter["id"]: chapter["start"] for chapter in self.narration_chapters}
+        return [{**entry, "audio_start": starts.get(entry["id"])} for entry in self.toc]
+
+    @property
+    def summary_audio_url(self) -> str:
+        return f"{settings.MEDIA_URL}narration/{self.summary_audio_file}" if self.summary_audio_file else ""
 
 
 class GuideRead(models.Model):

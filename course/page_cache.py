@@ -54,6 +54,7 @@ def content_hash() -> str:
     """The hash of everything the guides show, as stored in the database."""
     rows = GuidePage.objects.order_by("pk").values_list(
         "pk", "language", "title", "summary", "source_hash", "narration_file", "narration_seconds", "lab_try",
+        "summary_audio_file",
         "guide__slug", "guide__order", "guide__is_published", "guide__lab_preset", "guide__related",
     )  # fmt: skip
     # Figures drawn into the guides from other apps' data (course/figures.py) count as content.

@@ -1,6 +1,7 @@
 """Course workflows: syncing content into the database, narration, newsletter."""
 
 import logging
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -16,7 +17,7 @@ from .content import load_all_guides
 from .glosses import Glosses, load_glosses, page_hash
 from .models import Guide, GuidePage, Subscriber
 from .page_cache import pages_changed
-from .rendering import render_markdown
+from .rendering import plain_text_of, render_markdown
 
 logger = logging.getLogger(__name__)
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
@@ -67,40 +68,103 @@ def _sync_page(guide: Guide, language: str, source, glosses: Glosses) -> str:
     page.plain_text = rendered.plain_text
     page.word_count = rendered.word_count
     page.reading_minutes = rendered.reading_minutes
+    page.spoken_summary = source.spoken_summary
     page.source_hash = source_hash
     created = page.pk is None
     page.save()
     return "created" if created else "updated"
 
 
+H2_RE = re.compile(r'<h2 id="([a-z0-9-]+)"[^>]*>')
+
+
+def narration_sections(page: GuidePage) -> list[dict]:
+    """One chapter per h2 section: {'id', 'title', 'text'}; the first also says the page's title
+    and summary. Code and formulas are left out, as in `plain_text_of`."""
+    titles = {entry["id"]: entry["title"] for entry in page.toc}
+    pieces = H2_RE.split(page.body_html)  # [before the first h2, id, html, id, html, ...]
+    intro = f"{page.title}.\n{page.summary}\n{plain_text_of(pieces[0])}".strip()
+    sections = [
+        {"id": sid, "title": titles.get(sid, sid), "text": plain_text_of(f"<h2>{chunk}")}
+        for sid, chunk in zip(pieces[1::2], pieces[2::2], strict=True)
+    ]
+    if not sections:
+        return [{"id": "", "title": page.title, "text": intro}]
+    sections[0]["text"] = f"{intro}\n{sections[0]['text']}"
+    return sections
+
+
 def narration_text(page: GuidePage) -> str:
-    return f"{page.title}.\n{page.summary}\n{page.plain_text}"
+    """Everything the full narration says, in order."""
+    return "\n".join(section["text"] for section in narration_sections(page))
 
 
-def narration_needed(page: GuidePage, force: bool = False) -> str | None:
-    """The file name the page's current text needs, or None when that file is already in place."""
-    filename = narration.narration_filename(page.guide.slug, page.language, narration_text(page))
-    present = page.narration_file == filename and (settings.NARRATION_DIR / filename).exists()
-    return filename if force or not present or page.narration_seconds <= 0 else None
+def summary_text(page: GuidePage) -> str:
+    return f"{page.title}.\n{page.spoken_summary}" if page.spoken_summary else ""
 
 
-def narration_record(page: GuidePage, filename: str, seconds: float) -> None:
-    old = page.narration_file
-    GuidePage.objects.filter(pk=page.pk).update(narration_file=filename, narration_seconds=seconds)
-    page.narration_file, page.narration_seconds = filename, seconds
+def narration_needed(page: GuidePage, force: bool = False) -> dict[str, str]:
+    """{'summary': file name, 'full': file name} for the recordings whose current file is missing."""
+    slug, language = page.guide.slug, page.language
+    full = narration.narration_filename(slug, language, "full", [s["text"] for s in narration_sections(page)])
+    needed = {}
+    if force or page.narration_file != full or not _present(full, chapters=True) or page.narration_seconds <= 0:
+        needed["full"] = full
+    if page.spoken_summary:
+        summary = narration.narration_filename(slug, language, "summary", [summary_text(page)])
+        if force or page.summary_audio_file != summary or not _present(summary):
+            needed["summary"] = summary
+    return needed
+
+
+def _present(filename: str, chapters: bool = False) -> bool:
+    target = settings.NARRATION_DIR / filename
+    return target.exists() and (not chapters or target.with_suffix(".vtt").exists())
+
+
+def narration_synthesize(page: GuidePage, kind: str, filename: str) -> dict:
+    """Speaks one recording into NARRATION_DIR; returns the fields `narration_record` stores.
+    Touches no database row, so generate_narration runs it in threads."""
+    target = settings.NARRATION_DIR / filename
+    if kind == "summary":
+        return {
+            "summary_audio_file": filename,
+            "summary_audio_seconds": narration.synthesize(summary_text(page), page.language, target),
+        }
+    sections = narration_sections(page)
+    marks = narration.synthesize_chapters([s["text"] for s in sections], page.language, target)
+    chapters = [
+        {"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in zip(sections, marks, strict=False)
+    ]
+    narration.write_chapters_vtt(chapters, marks[-1], target.with_suffix(".vtt"))
+    return {"narration_file": filename, "narration_seconds": marks[-1], "narration_chapters": chapters}
+
+
+def narration_record(page: GuidePage, filename: str, seconds: float, chapters: list[dict] | None = None) -> None:
+    """Stores the full narration's file, duration and chapters and retires the file it replaces."""
+    narration_store(
+        page, {"narration_file": filename, "narration_seconds": seconds, "narration_chapters": chapters or []}
+    )
+
+
+def narration_store(page: GuidePage, fields: dict) -> None:
+    retired = [getattr(page, name) for name in ("narration_file", "summary_audio_file") if name in fields]
+    GuidePage.objects.filter(pk=page.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(page, name, value)
     pages_changed()  # QuerySet.update sends no signal
-    if old and old != filename:
-        (settings.NARRATION_DIR / old).unlink(missing_ok=True)
+    for old in retired:
+        if old and old not in (page.narration_file, page.summary_audio_file):
+            (settings.NARRATION_DIR / old).unlink(missing_ok=True)
+            (settings.NARRATION_DIR / old).with_suffix(".vtt").unlink(missing_ok=True)
 
 
 def narration_generate(*, page: GuidePage, force: bool = False) -> bool:
-    """Makes sure the page has narration for its current text. Returns True when it synthesized."""
-    filename = narration_needed(page, force)
-    if filename is None:
-        return False
-    seconds = narration.synthesize(narration_text(page), page.language, settings.NARRATION_DIR / filename)
-    narration_record(page, filename, seconds)
-    return True
+    """Makes sure the page has both recordings for its current text. Returns True when it synthesized."""
+    needed = narration_needed(page, force)
+    for kind, filename in needed.items():
+        narration_store(page, narration_synthesize(page, kind, filename))
+    return bool(needed)
 
 
 # Newsletter: double opt-in with signed links; addresses are never shown to anyone.

@@ -30,6 +30,25 @@
     });
   }
 
+  // Chapter links (the narration's section list, the table of contents) play the full narration
+  // from their section. Without JavaScript the link opens the audio file at that time (#t=).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("[data-chapter-start]");
+    var audio = document.getElementById("narration-full");
+    if (!link || !audio) return;
+    event.preventDefault();
+    audio.currentTime = parseFloat(link.dataset.chapterStart) || 0;
+    audio.play().catch(function () {});
+  });
+
+  // One voice at a time: starting the summary pauses the full narration and the other way round.
+  document.addEventListener("play", function (event) {
+    if (!event.target.dataset || !event.target.dataset.narration) return;
+    document.querySelectorAll("audio[data-narration]").forEach(function (other) {
+      if (other !== event.target) other.pause();
+    });
+  }, true);
+
   function setupCopyButtons(root) {
     root.querySelectorAll("[data-copy]").forEach(function (button) {
       if (button.dataset.ready) return;

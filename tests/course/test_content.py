@@ -70,6 +70,7 @@ def _write(folder: Path, language: str, body: str, order: int = 1) -> None:
     front = f"---\norder: {order}\ntitle: T\nsummary: S\nlab_preset: memory-vs-n\nlab_try: Try it.\nrelated: []\n"
     front += "prerequisites: [{text: PyTorch, url: 'https://pytorch.org/'}]\nobjectives: {a: A., b: B., c: C.}\n---\n"
     (folder / f"{language}.md").write_text(front + body.replace("/LANG/", f"/{language}/"), encoding="utf-8")
+    (folder / f"summary.{language}.txt").write_text("A spoken summary. " * 100, encoding="utf-8")  # 2 minutes
 
 
 VALID_BODY = "\n".join(

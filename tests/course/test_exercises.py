@@ -60,6 +60,7 @@ def write_guide(tmp_path, body_by_language) -> object:
     front += "prerequisites: [{text: PyTorch, url: 'https://pytorch.org/'}]\nobjectives: {a: A., b: B., c: C.}\n---\n"
     for language in LANGUAGES:
         (folder / f"{language}.md").write_text(front + body_by_language(language), encoding="utf-8")
+        (folder / f"summary.{language}.txt").write_text("A spoken summary. " * 100, encoding="utf-8")  # 2 minutes
     return folder
 
 

@@ -43,6 +43,7 @@ def write_guide(root: Path, slug: str, order: int, language: str, **extra) -> No
     front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
     body = BODY.replace("/LANG/", f"/{language}/")  # each language links the preset in its own
     (folder / f"{language}.md").write_text(f"---\n{front}---\n{body}", encoding="utf-8")
+    (folder / f"summary.{language}.txt").write_text("A spoken summary. " * 100, encoding="utf-8")  # 2 minutes
 
 
 def write_all(root: Path, slug: str = "sample", order: int = 1, **extra) -> Path:

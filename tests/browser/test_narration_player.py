@@ -1,0 +1,76 @@
+"""The guide page's players in Chromium: the spoken summary comes first, the full narration has a
+chapter per section, and a section link in the table of contents plays it from that section."""
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+GUIDE = "normalization-and-accumulation"
+
+
+@pytest.fixture
+def narrated(course_site, settings):
+    """Real espeak-ng recordings, as generate_narration makes them, but of the section titles only
+    (a second each) so that the test takes no time to synthesize."""
+    from course import narration
+    from course.models import GuidePage
+    from course.services import narration_record, narration_sections, narration_store
+
+    page = GuidePage.objects.select_related("guide").get(guide__slug=GUIDE, language="fr")
+    sections = narration_sections(page)
+    full = settings.NARRATION_DIR / f"{GUIDE}.fr.player-test.ogg"
+    summary = settings.NARRATION_DIR / f"{GUIDE}.fr.player-test-summary.ogg"
+    marks = narration.synthesize_chapters([s["title"] for s in sections], "fr", full)
+    starts = zip(sections, marks, strict=False)  # marks ends with the total duration
+    chapters = [{"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in starts]
+    narration.write_chapters_vtt(chapters, marks[-1], full.with_suffix(".vtt"))
+    narration_record(page, full.name, marks[-1], chapters)
+    seconds = narration.synthesize(page.title, "fr", summary)
+    narration_store(page, {"summary_audio_file": summary.name, "summary_audio_seconds": seconds})
+    yield page
+    for file in (full, full.with_suffix(".vtt"), summary):
+        file.unlink(missing_ok=True)
+
+
+def test_the_summary_plays_first_and_a_section_link_jumps_into_the_full_narration(
+    page, live_server, narrated, screenshot
+):
+    response = page.goto(f"{live_server.url}/fr/guides/{GUIDE}/")
+    assert response.status == 200
+    players = page.locator(".listen audio")
+    assert players.count() == 2
+    assert players.nth(0).get_attribute("src").endswith(narrated.summary_audio_file)
+    assert players.nth(1).get_attribute("id") == "narration-full"
+
+    # Every h2 of the table of contents has its "listen from here" link; one plays from its chapter.
+    chapter = narrated.narration_chapters[3]
+    assert page.locator(".toc a.toc-audio").count() == len(narrated.toc)
+    page.locator(f".toc a[href='#{chapter['id']}'] + a.toc-audio").click()
+    page.wait_for_function(
+        "start => { const a = document.getElementById('narration-full'); return !a.paused && a.currentTime >= start; }",
+        arg=chapter["start"],
+    )
+    assert page.url.endswith(f"/fr/guides/{GUIDE}/")  # JavaScript played it in place
+
+    # The chapters track and the player's own list of sections.
+    track = page.evaluate("fetch(document.querySelector('#narration-full track').src).then(r => r.text())")
+    assert track.startswith("WEBVTT") and chapter["title"] in track
+    page.locator(".listen details.chapters summary").click()
+    assert page.locator(".listen details.chapters li").count() == len(narrated.narration_chapters)
+    screenshot(page, "guide-narration-players-fr")
+
+    # Starting the summary pauses the full narration: one voice at a time.
+    page.evaluate("document.querySelector('audio[data-narration=summary]').play()")
+    page.wait_for_function("document.getElementById('narration-full').paused")
+
+
+def test_without_javascript_a_section_link_opens_the_audio_at_that_time(browser, live_server, narrated):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/fr/guides/{GUIDE}/")
+    link = page.locator(".toc a.toc-audio").nth(2)
+    href = link.get_attribute("href")
+    assert href == f"/media/narration/{narrated.narration_file}#t={narrated.narration_chapters[2]['start']:.1f}"
+    response = page.request.get(f"{live_server.url}{href.split('#')[0]}")
+    assert response.status == 200 and response.body()[:4] == b"OggS"
+    context.close()
