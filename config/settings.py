@@ -266,9 +266,13 @@ CELERY_TASK_DEFAULT_QUEUE = "gpu"
 CELERY_TASK_ROUTES = {"labs.tasks.*": {"queue": "gpu"}}
 LAB_SOFT_TIME_LIMIT = env_int("LAB_SOFT_TIME_LIMIT", 600)
 LAB_HARD_TIME_LIMIT = env_int("LAB_HARD_TIME_LIMIT", 660)
+# Runs sent to the `cuda` queue (labs.devices) may be longer: a GPU's limits allow more steps and samples.
+LAB_CUDA_SOFT_TIME_LIMIT = env_int("LAB_CUDA_SOFT_TIME_LIMIT", 1800)
+LAB_CUDA_HARD_TIME_LIMIT = env_int("LAB_CUDA_HARD_TIME_LIMIT", LAB_CUDA_SOFT_TIME_LIMIT + 60)
 CELERY_TASK_SOFT_TIME_LIMIT = LAB_SOFT_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LAB_HARD_TIME_LIMIT + 300}
+_LONGEST_RUN = max(LAB_HARD_TIME_LIMIT, LAB_CUDA_HARD_TIME_LIMIT)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _LONGEST_RUN + 300}
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
 
 # Labs: quotas per learner, and the timings that keep runs from being lost or stuck.
@@ -286,7 +290,7 @@ LAB_STALE_AFTER = env_float("LAB_STALE_AFTER", 60)  # ...and is presumed dead af
 LAB_MAX_ATTEMPTS = env_int("LAB_MAX_ATTEMPTS", 3)  # claims before a run whose worker keeps dying fails
 LAB_SWEEP_INTERVAL = env_float("LAB_SWEEP_INTERVAL", 15)  # how often the sweeper looks for dead runs
 LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for runs stored while Redis was down
-LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", LAB_HARD_TIME_LIMIT + 300)  # re-send a message Redis may have lost
+LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", _LONGEST_RUN + 300)  # re-send a message Redis may have lost
 LAB_WORKER_TTL = env_float("LAB_WORKER_TTL", 15)  # a worker shows as connected this long after its last heartbeat
 LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it trains on; empty: detect (nvidia-smi)
 # The run command submits the reference sweeps that are missing or outdated after start-up (labs/reference.py).

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from labs.training import config as lab_config
 from labs.training.problems import Problem, gettext_noop
 from labs.training.sizes import GPU_ONLY_PRECISIONS, SIZES
@@ -35,13 +37,25 @@ SIZE_TOO_BIG = gettext_noop(
 
 
 def needs_cuda(config: Mapping[str, Any]) -> bool:
-    """A run's stored settings (RunConfig.to_dict: defaults left out) need a CUDA worker."""
+    """A run's stored settings (RunConfig.to_dict: defaults left out) need a CUDA worker: a GPU
+    size or precision, or more steps, batch or samples than a CPU run may have."""
     size, precision = config.get("size", "tiny"), config.get("precision", "fp32")
-    return (size in SIZES and SIZES[size].needs_gpu) or precision in GPU_ONLY_PRECISIONS
+    if (size in SIZES and SIZES[size].needs_gpu) or precision in GPU_ONLY_PRECISIONS:
+        return True
+    cpu = lab_config.DEVICE_LIMITS["cpu"]
+    steps, batch = config.get("steps", 0), config.get("effective_batch_size", 0)
+    return steps > cpu.steps or batch > cpu.effective_batch_size or steps * batch > cpu.sample_budget
 
 
 def queue_for(config: Mapping[str, Any]) -> str:
     return CUDA_QUEUE if needs_cuda(config) else CPU_QUEUE
+
+
+def time_limits(queue_name: str) -> dict[str, int]:
+    """Celery's per-message time limits: a `cuda` run may take longer (its limits allow more)."""
+    if queue_name != CUDA_QUEUE:
+        return {}  # the worker's defaults: LAB_SOFT_TIME_LIMIT, LAB_HARD_TIME_LIMIT
+    return {"soft_time_limit": settings.LAB_CUDA_SOFT_TIME_LIMIT, "time_limit": settings.LAB_CUDA_HARD_TIME_LIMIT}
 
 
 # ---------------------------------------------------------------- the worker side
@@ -111,6 +125,11 @@ class Limits:
     device_classes: tuple[str, ...]  # of the connected workers, e.g. ("cpu", "cuda"); empty: none
     sizes: tuple[str, ...]  # guides-lm sizes a connected worker (or the override) takes
     max_processes: int
+
+    @property
+    def run(self) -> lab_config.DeviceLimits:
+        """Steps, effective batch and samples one run may have now."""
+        return lab_config.DEVICE_LIMITS[self.device_class]
 
 
 def limits_for(workers: Iterable[Any], *, override: str = "", max_processes: int) -> Limits:

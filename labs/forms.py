@@ -22,10 +22,22 @@ def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
 
 
 def limits_text(limits: Limits) -> str:
-    """Which sizes the connected workers take now, for the form and the API."""
+    """What a run may ask for now, given the connected workers (the queue API's `limits`)."""
+    return f"{sizes_text(limits)} {run_limits_text(limits)}"
+
+
+def sizes_text(limits: Limits) -> str:
     if "cuda" in limits.device_classes or limits.device_class == "cuda":
         return gettext("Sizes you can run now: %(sizes)s.") % {"sizes": ", ".join(limits.sizes)}
     return gettext("No GPU worker is connected now: only the tiny size can run.")
+
+
+def run_limits_text(limits: Limits) -> str:
+    run = limits.run
+    return gettext(
+        "A run may have up to %(steps)s steps, an effective batch of up to %(batch)s and %(samples)s samples "
+        "(steps × effective batch) now."
+    ) % {"steps": f"{run.steps:,}", "batch": f"{run.effective_batch_size:,}", "samples": f"{run.sample_budget:,}"}
 
 
 def _choices(values: tuple) -> list[tuple[str, str]]:
@@ -111,7 +123,8 @@ class RunForm(forms.Form):
         self.fields["grad_clip"].widget.attrs["step"] = "any"
         self.run_config: lab_config.RunConfig | None = None
         self.limits = site_limits()
-        self.fields["size"].help_text = format_lazy("{} {}", self.fields["size"].help_text, limits_text(self.limits))
+        self.fields["size"].help_text = format_lazy("{} {}", self.fields["size"].help_text, sizes_text(self.limits))
+        self.fields["steps"].help_text = run_limits_text(self.limits)
 
     def clean(self) -> dict:
         data = super().clean()

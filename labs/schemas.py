@@ -46,7 +46,14 @@ class LabRunSettings(BaseModel):
     optimizer: Literal[lab_config.OPTIMIZERS]
     learning_rate: float = _between(lab_config.LEARNING_RATE_RANGE)
     steps: int = _between(
-        lab_config.STEPS_RANGE, f"Optimizer steps; steps × effective_batch_size ≤ {lab_config.SAMPLE_BUDGET}."
+        lab_config.STEPS_RANGE,
+        "Optimizer steps. A run may have at most "
+        + "; ".join(
+            f"{limit.steps} steps, a batch of {limit.effective_batch_size} and steps × effective_batch_size "
+            f"≤ {limit.sample_budget} on {device_class}"
+            for device_class, limit in lab_config.DEVICE_LIMITS.items()
+        )
+        + " (cuda while a worker with a GPU is connected: GET /api/labs/queue).",
     )
     seed: int = _between(lab_config.SEED_RANGE)
     processes: Literal[lab_config.PROCESS_COUNTS] = Field(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_noop
 from config.celery import app as celery_app
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
-from .devices import queue_for
+from .devices import queue_for, time_limits
 from .models import LabRun
 from .presets import Preset
 
@@ -155,13 +155,20 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     Runs that need a GPU go to the `cuda` queue, which only CUDA workers consume (labs.devices)."""
     priority = {"priority": LOW_PRIORITY} if low_priority else {}
     config = LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {}
+    queue = queue_for(config)
     try:
         # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
         with celery_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
             celery_app.send_task(
-                EXECUTE_RUN, args=[run_id], queue=queue_for(config), retry=False, connection=connection, **priority
+                EXECUTE_RUN,
+                args=[run_id],
+                queue=queue,
+                retry=False,
+                connection=connection,
+                **priority,
+                **time_limits(queue),
             )
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)

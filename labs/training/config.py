@@ -42,14 +42,32 @@ PER_RANK_SCALING = "mean_of_rank_means"
 # gives a new version, so finished results stored under an older one are not reused.
 CODE_VERSION: str = training_code_version()
 
-# Bounds keep one run within a couple of minutes on a 2-core CPU.
-EFFECTIVE_BATCH_RANGE = (1, 256)
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """What one run may ask for on a device class (sizes.DEVICE_CLASSES): a run stays within a
+    couple of minutes on a 2-core CPU; a GPU trains more steps and samples in that time."""
+
+    steps: int
+    effective_batch_size: int
+    sample_budget: int  # steps * effective_batch_size
+
+
+DEVICE_LIMITS: dict[str, DeviceLimits] = {
+    "cpu": DeviceLimits(steps=500, effective_batch_size=256, sample_budget=64_000),
+    # The same batch: step 1's full-batch reference gradient holds the whole window's activations at
+    # once (about 40 GB for medium at 256 sequences, in float32).
+    "cuda": DeviceLimits(steps=2_000, effective_batch_size=256, sample_budget=256_000),
+}
+# The widest bounds (a RunConfig may hold any); validate_config applies its device class's own.
+WIDEST = DEVICE_LIMITS["cuda"]
+EFFECTIVE_BATCH_RANGE = (1, WIDEST.effective_batch_size)
 ACCUMULATION_RANGE = (1, 64)
-STEPS_RANGE = (1, 500)
+STEPS_RANGE = (1, WIDEST.steps)
 LEARNING_RATE_RANGE = (1e-5, 10.0)
 SEED_RANGE = (0, 2**31 - 1)
 GRAD_CLIP_MAX = 100.0
-SAMPLE_BUDGET = 64_000  # steps * effective_batch_size
+SAMPLE_BUDGET = DEVICE_LIMITS["cpu"].sample_budget  # steps * effective_batch_size on a CPU
 
 NON_FIELD = "__all__"
 
@@ -138,7 +156,7 @@ class RunConfig:
             value = getattr(self, name)
             if isinstance(value, int) and not isinstance(value, bool):
                 object.__setattr__(self, name, float(value))
-        errors = _check_values(dataclasses.asdict(self))
+        errors = _check_values(dataclasses.asdict(self), WIDEST)
         if errors:
             raise ValueError(" ".join(m for msgs in errors.values() for m in msgs))
 
@@ -174,7 +192,7 @@ def validate_config(
     ``max_processes`` is the most processes the worker machine allows; ``device_class`` (sizes.DEVICE_CLASSES)
     what it is: sizes and precisions that need a GPU are refused on "cpu"."""
     try:
-        config, errors = _validate(data)
+        config, errors = _validate(data, DEVICE_LIMITS.get(device_class, DEVICE_LIMITS["cpu"]))
         if config is not None and config.processes > max_processes:
             return None, {"processes": [Problem(TOO_MANY_PROCESSES, allowed=max_processes, got=config.processes)]}
         field = needs_gpu(config) if config is not None and device_class != "cuda" else None
@@ -188,12 +206,13 @@ def validate_config(
 # ---------------------------------------------------------------- internals
 
 
-def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
+def _validate(data: Any, limits: DeviceLimits) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     if not isinstance(data, dict):
         return None, {NON_FIELD: [Problem(NOT_AN_OBJECT)]}
     errors: dict[str, list[Problem]] = {}
     _check_keys(data, errors)
     values: dict[str, Any] = {}
+    parsers = _parsers(limits)
     for name in FIELDS:
         if name not in data:
             if name in _OPTIONAL:
@@ -202,17 +221,17 @@ def _validate(data: Any) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
                 _add(errors, name, Problem(REQUIRED, name=name))
             continue
         try:
-            values[name] = _PARSERS[name](data[name])
+            values[name] = parsers[name](data[name])
         except _FieldError as exc:
             _add(errors, name, exc.problem)
     if not errors:
-        for name, msgs in _check_values(values).items():
+        for name, msgs in _check_values(values, limits).items():
             for msg in msgs:
                 _add(errors, name, msg)
     elif all(k in values for k in ("steps", "effective_batch_size", "accumulation_steps")):
         # Report cross-field problems too when their fields parsed, so a learner
         # sees everything at once.
-        for name, msgs in _check_cross(values).items():
+        for name, msgs in _check_cross(values, limits).items():
             for msg in msgs:
                 _add(errors, name, msg)
     if errors:
@@ -328,7 +347,7 @@ def _process_count(value: Any) -> int:
 _PARSERS = {
     "task": _choice("task", TASKS),
     "norm": _choice("norm", NORMS),
-    "effective_batch_size": _integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),
+    "effective_batch_size": _integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),  # the widest: see _parsers
     "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
     "loss_scaling": _choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
     "optimizer": _choice("optimizer", OPTIMIZERS),
@@ -343,10 +362,19 @@ _PARSERS = {
 }
 
 
-def _check_values(values: dict[str, Any]) -> dict[str, list[Problem]]:
+def _parsers(limits: DeviceLimits) -> dict:
+    """The parsers, with the steps and effective batch bounds of one device class."""
+    return {
+        **_PARSERS,
+        "effective_batch_size": _integer("effective_batch_size", 1, limits.effective_batch_size),
+        "steps": _integer("steps", 1, limits.steps),
+    }
+
+
+def _check_values(values: dict[str, Any], limits: DeviceLimits) -> dict[str, list[Problem]]:
     """Rules on already-typed values (shared by validate_config and RunConfig)."""
     errors: dict[str, list[Problem]] = {}
-    for name, parse in _PARSERS.items():
+    for name, parse in _parsers(limits).items():
         value = values.get(name)
         if name == "grad_clip" and value is None:
             continue
@@ -357,12 +385,12 @@ def _check_values(values: dict[str, Any]) -> dict[str, list[Problem]]:
         except _FieldError as exc:
             _add(errors, name, exc.problem)
     if not errors:
-        for name, msgs in _check_cross(values).items():
+        for name, msgs in _check_cross(values, limits).items():
             errors[name] = msgs
     return errors
 
 
-def _check_cross(values: dict[str, Any]) -> dict[str, list[Problem]]:
+def _check_cross(values: dict[str, Any], limits: DeviceLimits) -> dict[str, list[Problem]]:
     errors: dict[str, list[Problem]] = {}
     effective = values["effective_batch_size"]
     n = values["accumulation_steps"]
@@ -384,9 +412,9 @@ def _check_cross(values: dict[str, Any]) -> dict[str, list[Problem]]:
         _add(errors, "accumulation_steps", Problem(N_SPLITS_BATCH, effective=effective, n=n))
     elif _batch_norm_on_one_sample(values):
         _add(errors, "norm", Problem(BATCH_NORM_NEEDS_TWO))
-    if steps * effective > SAMPLE_BUDGET:
-        samples = f"{steps * effective:,}"
-        problem = Problem(OVER_BUDGET, budget=f"{SAMPLE_BUDGET:,}", steps=steps, effective=effective, samples=samples)
+    if steps * effective > limits.sample_budget:
+        samples, budget = f"{steps * effective:,}", f"{limits.sample_budget:,}"
+        problem = Problem(OVER_BUDGET, budget=budget, steps=steps, effective=effective, samples=samples)
         _add(errors, NON_FIELD, problem)
     return errors
 

@@ -38,10 +38,12 @@ def token(learner):
 
 @pytest.fixture
 def broker():
-    """The broker's Redis; the `cuda` list is emptied after the test (no worker consumes it here)."""
+    """The broker's Redis, its two queues empty: earlier tests' messages name run ids this test's
+    database reuses (no worker consumes them here, so none is lost)."""
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete(devices.CPU_QUEUE, devices.CUDA_QUEUE)
     yield client
-    client.delete(devices.CUDA_QUEUE)
+    client.delete(devices.CPU_QUEUE, devices.CUDA_QUEUE)
 
 
 def publish_cpu_worker(name="cpu-1@host"):
@@ -93,6 +95,9 @@ def messages_for(client, queue_name: str, run_id: int) -> list[bytes]:
         ({"size": "small"}, "cuda"),
         ({"size": "medium", "precision": "bf16"}, "cuda"),
         ({"precision": "tf32"}, "cuda"),
+        ({"task": "digits-cnn", "steps": 501, "effective_batch_size": 64}, "cuda"),  # over a CPU's limits
+        ({"task": "digits-cnn", "steps": 500, "effective_batch_size": 256}, "cuda"),  # 128,000 samples
+        ({"task": "digits-cnn", "steps": 500, "effective_batch_size": 128}, "gpu"),  # 64,000: a CPU's budget
     ],
 )
 def test_the_queue_is_chosen_by_what_the_settings_need(changes, queue_name):
@@ -140,6 +145,28 @@ def test_with_only_cpu_workers_the_api_refuses_a_gpu_size_and_stores_nothing(cli
     assert LabRun.objects.count() == 0
 
 
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_steps_above_a_cpus_limit_are_refused_until_a_gpu_worker_is_connected(client, token, language):
+    publish_cpu_worker()
+    response = submit(client, token, {**GUIDES_LM, "steps": 1000}, language=language)
+    assert response.status_code == 400
+    ((entry),) = response.json()["fields"]
+    assert entry["field"] == "steps"
+    assert (
+        entry["message"]
+        == {
+            "en": "steps must be a whole number from 1 to 500; got 1000.",
+            "fr": "steps doit être un nombre entier de 1 à 500 ; reçu : 1000.",
+        }[language]
+    )
+    publish_gpu_worker()
+    assert RunForm(post(steps=1000)).is_valid()
+    response = submit(client, token, {**GUIDES_LM, "steps": 2001})
+    assert response.json()["fields"] == [
+        {"field": "steps", "message": "steps must be a whole number from 1 to 2,000; got 2001."}
+    ]
+
+
 def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
     client, token, broker, django_capture_on_commit_callbacks
 ):
@@ -150,7 +177,11 @@ def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
     assert response.status_code == 201, response.content
     run = LabRun.objects.get()
     assert run.config["size"] == "medium" and run.enqueued_at is not None
-    assert len(messages_for(broker, "cuda", run.pk)) == 1
+    (message,) = messages_for(broker, "cuda", run.pk)
+    assert json.loads(message)["headers"]["timelimit"] == [
+        settings.LAB_CUDA_HARD_TIME_LIMIT,
+        settings.LAB_CUDA_SOFT_TIME_LIMIT,
+    ]
     assert messages_for(broker, "gpu", run.pk) == []  # a CPU worker never sees it
 
 
@@ -161,8 +192,8 @@ def test_a_tiny_run_goes_to_the_queue_every_worker_takes(client, token, broker, 
     assert response.status_code == 201, response.content
     run = LabRun.objects.get()
     (message,) = messages_for(broker, "gpu", run.pk)
+    assert json.loads(message)["headers"]["timelimit"] == [None, None]  # the worker's own: LAB_*_TIME_LIMIT
     assert messages_for(broker, "cuda", run.pk) == []
-    broker.lrem("gpu", 0, message)  # no worker here: leave no message behind
 
 
 def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
@@ -190,12 +221,20 @@ def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
 def test_the_form_and_the_queue_api_say_which_sizes_are_accepted_now(client, db):
     publish_cpu_worker()
     assert "No GPU worker is connected now: only the tiny size can run." in str(RunForm().fields["size"].help_text)
+    assert str(RunForm().fields["steps"].help_text) == (
+        "A run may have up to 500 steps, an effective batch of up to 256 and 64,000 samples "
+        "(steps × effective batch) now."
+    )
     body = client.get("/api/labs/queue").json()
     assert (body["device_classes"], body["sizes"]) == (["cpu"], ["tiny"])
+    assert body["limits"].endswith(
+        "up to 500 steps, an effective batch of up to 256 and 64,000 samples (steps × effective batch) now."
+    )
     publish_gpu_worker()
     with translation.override("hi"):
         assert "अभी आप ये size चला सकते हैं: tiny, small, medium।" in str(RunForm().fields["size"].help_text)
     body = client.get("/api/labs/queue").json()
     assert (body["device_classes"], body["sizes"]) == (["cpu", "cuda"], ["tiny", "small", "medium"])
+    assert "up to 2,000 steps, an effective batch of up to 256 and 256,000 samples" in body["limits"]
     gpu = next(worker for worker in body["workers"] if worker["device_class"] == "cuda")
     assert (gpu["memory_bytes"], gpu["sizes"], gpu["max_processes"]) == (141 * GIB, ["tiny", "small", "medium"], 4)
