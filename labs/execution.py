@@ -22,8 +22,10 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from labs.training.results import stored_metrics
+
 from .models import LabRun
-from .services import copy_result, finished_originals, lab_runs_end_cancelled_queued
+from .services import COPIED_RESULT_FIELDS, copy_result, finished_originals, lab_runs_end_cancelled_queued
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +69,8 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
     if twin is not None:  # an identical run finished while this one waited
         copy_result(run, twin)
-        mine.update(**{f: getattr(run, f) for f in _RESULT_FIELDS}, reused_from=twin, status=run.status)
+        copied = (*COPIED_RESULT_FIELDS, "finished_at", "reused_from", "status")
+        mine.update(**{f: getattr(run, f) for f in copied})
         _reference_done(run)
         return
     with _Reporter(mine) as reporter:
@@ -111,35 +114,6 @@ def _reference_done(run: LabRun) -> None:
         logger.exception("the guides could not be told that reference run %s finished", run.pk)
 
 
-_RESULT_FIELDS = (
-    "curve",
-    "validation",
-    "metrics",
-    "device",
-    "torch_version",
-    "done_steps",
-    "total_steps",
-    "finished_at",
-)
-_METRICS = (
-    "final_loss",
-    "val_loss",
-    "val_accuracy",
-    "samples_per_second",
-    "tokens_per_second",
-    "wall_seconds",
-    "peak_activation_bytes",
-    "activation_memory_method",
-    "grad_equivalence_error",
-    "parameter_count",
-    "dtype",
-    "allreduce_calls",  # data-parallel runs only: DDP's gradient all-reduces, their bytes and time
-    "allreduce_bytes",
-    "communication_seconds",
-    "compute_seconds",
-)
-
-
 def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
     from labs.training.config import validate_config
     from labs.training.loop import run_experiment  # torch: imported in the worker child only
@@ -165,14 +139,12 @@ def _limit_cpu_threads() -> None:
 
 
 def _store(mine, result: dict[str, Any]) -> None:
-    metrics = {name: result.get(name) for name in _METRICS}
-    metrics["diverged"] = result["status"] == "diverged"
     status = LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED
     mine.update(
         status=status,
         curve=result["curve"],
         validation=result["validation"],
-        metrics=metrics,
+        metrics=stored_metrics(result),
         device=result["device"],
         torch_version=result["torch_version"],
         done_steps=result["steps_done"],

@@ -4,10 +4,15 @@ import csv
 import io
 from typing import Any
 
+from labs.training.results import DIVERGED
+
 from .downsample import downsample_curve, drawn_number
 from .models import LabRun
 
-METRIC_NAMES = (
+# The API's subset of the stored metrics (labs.training.results.STORED_METRICS): the ones a learner
+# compares runs by. The rest (dtype, parameter count, how memory was measured, data-parallel costs)
+# stays in the stored row for the site's pages, so the published API schema does not change with them.
+PUBLIC_METRICS = (
     "final_loss",
     "val_loss",
     "val_accuracy",
@@ -16,7 +21,7 @@ METRIC_NAMES = (
     "wall_seconds",
     "peak_activation_bytes",
     "grad_equivalence_error",
-    "diverged",
+    DIVERGED,
 )
 CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds")
 
@@ -33,7 +38,7 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
         "progress": {"done_steps": run.done_steps, "total_steps": run.total_steps, "percent": run.progress_percent},
         "device": run.device or None,
         "torch_version": run.torch_version or None,
-        "metrics": {name: run.metrics.get(name) for name in METRIC_NAMES},
+        "metrics": {name: run.metrics.get(name) for name in PUBLIC_METRICS},
         "validation": run.validation,
         "reused_from": run.reused_from_id,
         "cancel_requested": run.cancel_requested,

@@ -15,9 +15,10 @@ from config.api_errors import invalid_fields
 from labs.devices import validate_for
 from labs.queue import site_limits
 from labs.training import config as lab_config
+from labs.training.results import DIVERGED
 from labs.training.sizes import SIZES
 
-from .export import METRIC_NAMES
+from .export import PUBLIC_METRICS
 from .forms import translate_problem
 from .models import LabRun as LabRunRow
 
@@ -117,8 +118,8 @@ class LabRunProgress(Schema):
 LabRunMetrics = create_model(
     "LabRunMetrics",
     __base__=Schema,
-    **{name: (int | float | None, None) for name in METRIC_NAMES if name != "diverged"},
-    diverged=(bool | None, None),
+    **{name: (int | float | None, None) for name in PUBLIC_METRICS if name != DIVERGED},
+    **{DIVERGED: (bool | None, None)},
 )
 
 

@@ -99,10 +99,14 @@ def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
     return found
 
 
+COPIED_RESULT_FIELDS = ("curve", "validation", "metrics", "device", "torch_version", "done_steps", "total_steps")
+
+
 def copy_result(run: LabRun, source: LabRun) -> None:
+    """A finished twin's result on ``run`` (set, not saved); with finished_at, reused_from and status."""
     run.status = LabRun.Status.SUCCEEDED
     run.reused_from = source
-    for field in ("curve", "validation", "metrics", "device", "torch_version", "done_steps", "total_steps"):
+    for field in COPIED_RESULT_FIELDS:
         setattr(run, field, getattr(source, field))
     run.finished_at = timezone.now()
 

@@ -9,6 +9,7 @@ field (unknown settings, the compute budget) under ``"__all__"`` (Django's key f
 non-field errors). Each sentence is a `Problem`: English text that keeps its message
 id and parameters, translated where it is shown (labs.forms.translate_problem). These
 are the only rules: the HTML form and the API schema (labs/schemas.py) call them.
+Reading one raw value (a choice, a whole number, a number) is parsers.py's part.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from .parsers import NOT_A_CHOICE, FieldError, choice, integer, show, to_float
 from .problems import Problem, gettext_noop
 from .sizes import PRECISIONS, SIZE_NAMES, needs_gpu
 from .version import training_code_version
@@ -97,8 +97,8 @@ NOT_AN_OBJECT = gettext_noop("The settings must be a set of named fields (a JSON
 REQUIRED = gettext_noop("%(name)s is required.")
 NAME_NOT_TEXT = gettext_noop("Setting names must be text; got %(got)s.")
 UNKNOWN_SETTING = gettext_noop("%(got)s is not a known setting. The settings are: %(known)s.")
-NOT_A_CHOICE = gettext_noop("%(name)s must be one of: %(options)s; got %(got)s.")
-NOT_A_WHOLE_NUMBER = gettext_noop("%(name)s must be a whole number from %(low)s to %(high)s; got %(got)s.")
+
+
 NOT_A_NUMBER = gettext_noop("%(name)s must be a number from %(low)s to %(high)s; got %(got)s.")
 BAD_GRAD_CLIP = gettext_noop(
     "grad_clip must be empty (no clipping) or a number above 0 and at most %(high)s; got %(got)s."
@@ -126,9 +126,6 @@ OVER_BUDGET = gettext_noop(
 )
 # Models whose BatchNorm sees one value per feature and sample (a CNN's sees every pixel: it trains).
 _BATCH_NORM_PER_FEATURE = ("digits-mlp",)
-
-_INT_RE = re.compile(r"[+-]?\d{1,30}")
-_MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
 
 
 @dataclass(frozen=True)
@@ -222,7 +219,7 @@ def _validate(data: Any, limits: DeviceLimits) -> tuple[RunConfig | None, dict[s
             continue
         try:
             values[name] = parsers[name](data[name])
-        except _FieldError as exc:
+        except FieldError as exc:
             _add(errors, name, exc.problem)
     if not errors:
         for name, msgs in _check_values(values, limits).items():
@@ -243,86 +240,21 @@ def _check_keys(data: dict, errors: dict[str, list[Problem]]) -> None:
     known = ", ".join(FIELDS)
     for key in data:
         if not isinstance(key, str):
-            _add(errors, NON_FIELD, Problem(NAME_NOT_TEXT, got=_show(key)))
+            _add(errors, NON_FIELD, Problem(NAME_NOT_TEXT, got=show(key)))
         elif key not in FIELDS:
-            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=_show(key), known=known))
-
-
-class _FieldError(ValueError):
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem)
-        self.problem = problem
+            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=show(key), known=known))
 
 
 def _add(errors: dict[str, list[Problem]], key: str, message: Problem) -> None:
     errors.setdefault(key, []).append(message)
 
 
-def _show(value: Any) -> str:
-    """A short, safe rendering of a learner's value for an error message."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _choice(name: str, choices: tuple[str, ...]):
-    def parse(value: Any) -> str:
-        cleaned = value.strip().lower() if isinstance(value, str) else None
-        if cleaned not in choices:
-            raise _FieldError(Problem(NOT_A_CHOICE, name=name, options=", ".join(choices), got=_show(value)))
-        return cleaned
-
-    return parse
-
-
-def _integer(name: str, low: int, high: int):
-    def parse(value: Any) -> int:
-        def refused(got: Any) -> _FieldError:
-            return _FieldError(Problem(NOT_A_WHOLE_NUMBER, name=name, low=f"{low:,}", high=f"{high:,}", got=_show(got)))
-
-        number: int | None = None
-        if isinstance(value, bool):  # bool is an int subclass; True is not a batch size
-            number = None
-        elif isinstance(value, int):
-            number = value
-        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            number = int(value)  # JSON clients may send 64.0
-        elif isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
-            number = int(value.strip())
-        if number is None:
-            raise refused(value)
-        if not low <= number <= high:
-            raise refused(number)
-        return number
-
-    return parse
-
-
-def _to_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        if isinstance(value, int):
-            number = float(value)  # OverflowError for huge ints, caught below
-        elif isinstance(value, float):
-            number = value
-        elif isinstance(value, str) and len(value) <= _MAX_TEXT:
-            number = float(value.strip())
-        else:
-            return None
-    except (ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _learning_rate(value: Any) -> float:
     low, high = LEARNING_RATE_RANGE
-    number = _to_float(value)
+    number = to_float(value)
     if number is None or not low <= number <= high:
-        raise _FieldError(
-            Problem(NOT_A_NUMBER, name="learning_rate", low=f"{low:.5f}", high=f"{high:g}", got=_show(value))
+        raise FieldError(
+            Problem(NOT_A_NUMBER, name="learning_rate", low=f"{low:.5f}", high=f"{high:g}", got=show(value))
         )
     return number
 
@@ -330,35 +262,35 @@ def _learning_rate(value: Any) -> float:
 def _grad_clip(value: Any) -> float | None:
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
         return None
-    number = _to_float(value)
+    number = to_float(value)
     if number is None or not 0 < number <= GRAD_CLIP_MAX:
-        raise _FieldError(Problem(BAD_GRAD_CLIP, high=f"{GRAD_CLIP_MAX:g}", got=_show(value)))
+        raise FieldError(Problem(BAD_GRAD_CLIP, high=f"{GRAD_CLIP_MAX:g}", got=show(value)))
     return number
 
 
 def _process_count(value: Any) -> int:
-    number = _integer("processes", 1, max(PROCESS_COUNTS))(value)
+    number = integer("processes", 1, max(PROCESS_COUNTS))(value)
     if number not in PROCESS_COUNTS:
         options = ", ".join(map(str, PROCESS_COUNTS))
-        raise _FieldError(Problem(NOT_A_CHOICE, name="processes", options=options, got=str(number)))
+        raise FieldError(Problem(NOT_A_CHOICE, name="processes", options=options, got=str(number)))
     return number
 
 
 _PARSERS = {
-    "task": _choice("task", TASKS),
-    "norm": _choice("norm", NORMS),
-    "effective_batch_size": _integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),  # the widest: see _parsers
-    "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
-    "loss_scaling": _choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
-    "optimizer": _choice("optimizer", OPTIMIZERS),
+    "task": choice("task", TASKS),
+    "norm": choice("norm", NORMS),
+    "effective_batch_size": integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),  # the widest: see _parsers
+    "accumulation_steps": integer("accumulation_steps", *ACCUMULATION_RANGE),
+    "loss_scaling": choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
+    "optimizer": choice("optimizer", OPTIMIZERS),
     "learning_rate": _learning_rate,
-    "steps": _integer("steps", *STEPS_RANGE),
-    "seed": _integer("seed", *SEED_RANGE),
+    "steps": integer("steps", *STEPS_RANGE),
+    "seed": integer("seed", *SEED_RANGE),
     "grad_clip": _grad_clip,
     "processes": _process_count,
-    "sync": _choice("sync", SYNCS),
-    "size": _choice("size", SIZE_NAMES),
-    "precision": _choice("precision", PRECISIONS),
+    "sync": choice("sync", SYNCS),
+    "size": choice("size", SIZE_NAMES),
+    "precision": choice("precision", PRECISIONS),
 }
 
 
@@ -366,8 +298,8 @@ def _parsers(limits: DeviceLimits) -> dict:
     """The parsers, with the steps and effective batch bounds of one device class."""
     return {
         **_PARSERS,
-        "effective_batch_size": _integer("effective_batch_size", 1, limits.effective_batch_size),
-        "steps": _integer("steps", 1, limits.steps),
+        "effective_batch_size": integer("effective_batch_size", 1, limits.effective_batch_size),
+        "steps": integer("steps", 1, limits.steps),
     }
 
 
@@ -381,8 +313,8 @@ def _check_values(values: dict[str, Any], limits: DeviceLimits) -> dict[str, lis
         try:
             parsed = parse(value)
             if parsed != value or type(parsed) is not type(value):
-                raise _FieldError(Problem(NOT_CANONICAL, name=name, got=_show(value)))
-        except _FieldError as exc:
+                raise FieldError(Problem(NOT_CANONICAL, name=name, got=show(value)))
+        except FieldError as exc:
             _add(errors, name, exc.problem)
     if not errors:
         for name, msgs in _check_cross(values, limits).items():

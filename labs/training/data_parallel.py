@@ -43,10 +43,11 @@ from torch.nn.parallel import DistributedDataParallel
 from .communication import CommStats, counting_allreduce_hook
 from .config import PER_RANK_SCALING, RunConfig
 from .data import load_task_data
-from .loop import Feed, ProgressCallback, RunResult, _Run, loss_sum
+from .loop import Feed, ProgressCallback, _Run, loss_sum
 from .metrics import ActivationMeter, relative_grad_difference
 from .models import build_model
 from .precision import matmul_precision
+from .results import RunResult
 from .sizes import SIZES
 
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run

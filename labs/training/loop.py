@@ -33,7 +33,6 @@ import copy
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
 from typing import Any
 
 import torch
@@ -44,48 +43,10 @@ from .config import CODE_VERSION, RunConfig
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
 from .metrics import ActivationMeter, relative_grad_difference, total_norm
 from .models import build_model
+from .results import RunResult, finite
 from .sizes import SIZES
 
 ProgressCallback = Callable[[dict[str, Any], int, int], None]
-
-
-@dataclass
-class RunResult:
-    """Everything a finished (or stopped) run reports. ``to_dict()`` is JSON-safe:
-    non-finite numbers become None. ``model`` is only set with keep_model=True
-    and is never serialized."""
-
-    config: dict[str, Any]
-    status: str  # "finished" | "cancelled" | "diverged"
-    steps_done: int
-    curve: list[dict[str, Any]]
-    validation: list[dict[str, Any]]
-    final_loss: float | None
-    val_loss: float | None
-    val_accuracy: float | None
-    device: str
-    torch_version: str
-    code_version: str
-    dtype: str
-    parameter_count: int
-    wall_seconds: float  # the whole loop, validation and first-step metrics included
-    validation_seconds: float  # of which validation passes
-    metrics_seconds: float  # of which the full-batch reference gradient (first step)
-    samples_per_second: float
-    tokens_per_second: float | None
-    peak_activation_bytes: int | None
-    activation_memory_method: str | None
-    grad_equivalence_error: float | None
-    # Data-parallel runs only (processes > 1): what DDP's gradient all-reduces cost, on rank 0.
-    allreduce_calls: int | None = None
-    allreduce_bytes: int | None = None
-    communication_seconds: float | None = None
-    compute_seconds: float | None = None
-    model: nn.Module | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        # Not dataclasses.asdict: it would deep-copy the model.
-        return _json_safe({f.name: getattr(self, f.name) for f in fields(self) if f.name != "model"})
 
 
 def run_experiment(
@@ -337,8 +298,8 @@ class _Run:
                 tokens += self.feed.window_count[step]
             point = {
                 "step": step + 1,
-                "loss": _finite(loss),
-                "grad_norm": _finite(norm),
+                "loss": finite(loss),
+                "grad_norm": finite(norm),
                 "lr": lr,
                 "samples": samples,
                 "tokens": tokens if self.feed.sequence else None,
@@ -360,7 +321,7 @@ class _Run:
         started = time.perf_counter()
         loss, accuracy = self._evaluate()
         self.validation_seconds += time.perf_counter() - started
-        return {"step": step, "loss": _finite(loss), "accuracy": accuracy}
+        return {"step": step, "loss": finite(loss), "accuracy": accuracy}
 
     def _result(
         self, status: str, curve: list, validation: list, samples: int, tokens: int, wall: float, keep_model: bool
@@ -407,17 +368,3 @@ def validation_batches(
         width = int(data.val_lengths[index].max())
         chunks.append((x[index, :width].to(device), data.val_y[index, :width].to(device)))
     return chunks, int(data.val_lengths.sum())
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float):
-        return _finite(value)
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value

@@ -30,9 +30,10 @@ from torch import nn
 
 from .config import GPU_NEEDED, RunConfig, needs_gpu
 from .data import TaskData
-from .loop import ProgressCallback, RunResult, _Run, loss_sum
+from .loop import ProgressCallback, _Run, loss_sum
 from .metrics import total_norm
 from .problems import Problem
+from .results import RunResult
 
 AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
