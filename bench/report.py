@@ -34,6 +34,7 @@ FULL = {
     "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "7", "--steps", "200"]),
     "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "7", "--steps", "200"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "5", "--steps", "100"]),
+    "gpu_check": ("gpu_check", ["--cpu"]),
 }
 QUICK = {
     "load": ("load", ["--duration", "2", "--rounds", "2", "--connections", "4"]),
@@ -43,6 +44,7 @@ QUICK = {
     "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "2", "--steps", "20"]),
     "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "2", "--steps", "20"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "1", "--steps", "5"]),
+    "gpu_check": ("gpu_check", ["--cpu", "--quick"]),
 }
 
 
@@ -315,6 +317,34 @@ def data_parallel_section(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def gpu_check_section(check: dict[str, Any]) -> list[str]:
+    """bench/gpu_check.py's CPU mode: the fp32 equivalence checks and activation memory against N."""
+    sections = check["sections"]
+    lines = [
+        "## GPU check, CPU mode",
+        "",
+        f"`bench/gpu_check.py --cpu` on {check['device']} (size tiny, a few steps; on a GPU machine run it without "
+        "`--cpu`, see the README). Gradient-equivalence error of window 1, accumulated at N against the full "
+        f"batch, fp32 (bound {check['fp32_bound']:.0e}):",
+        "",
+        "| Task | Norm | N | Error | Within bound |",
+        "|---|---|---:|---:|---|",
+    ]
+    for r in sections["equivalence"]["rows"]:
+        if r["precision"] == "fp32" and r["bound"] is not None:
+            error = "-" if r["error"] is None else f"{r['error']:.1e}"
+            lines.append(f"| {r['task']} | {r['norm']} | {r['accumulation_steps']} | {error} | {r['passed']} |")
+    lines += ["", "| Size | N | Peak activation bytes | Ratio to N = 1 | Ideal 1/N |", "|---|---:|---:|---:|---:|"]
+    for r in sections["memory"]["rows"]:
+        lines.append(
+            f"| {r['size']} | {r['accumulation_steps']} | {r['peak_activation_bytes']:,} | {r['ratio']:.3f} | "
+            f"{r['ideal']:.3f} |"
+        )
+    failed = [name for name, section in sections.items() if section["error"]]
+    lines += ["", f"Sections that failed: {', '.join(failed) or 'none'}.", ""]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = QUICK if args.quick else FULL
@@ -342,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         *trainer_section(results["trainer"]),
         *trainer_section(results["trainer_lm"]),
         *data_parallel_section(results["data_parallel"]),
+        *gpu_check_section(results["gpu_check"]),
     ]
     if args.quick:
         lines.insert(2, "**Quick settings (`--quick`): these figures only show that the benchmarks run.**\n")
