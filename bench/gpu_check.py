@@ -274,7 +274,7 @@ def print_tables(report: dict[str, Any]) -> None:
     for name, section in s.items():
         if section["error"]:
             print(f"\n{name} FAILED:\n{section['error']}")
-    print("\nTime to first step (run 1 pays the process's start-up, CUDA's included)")
+    print("\nTime to first step (run 1 pays the process's start-up: data, kernels, and CUDA's initialization on a GPU)")
     for row in s["first_step"]["rows"]:
         print(f"  run {row['run']} ({row['size']}): {_fmt(row['first_step_seconds'], '.3f')} s")
     print(f"\nGradient equivalence, window 1, accumulated vs full batch (fp32 bound {FP32_BOUND:.0e})")
