@@ -23,3 +23,16 @@ def test_incr_is_one_round_trip(monkeypatch):
     )
     assert cache.incr("counter") == 2
     assert commands == ["EVAL"]
+
+
+def test_count_starts_a_counter_with_its_lifetime_and_adds_to_it_in_one_round_trip(monkeypatch):
+    client = cache._cache.get_client("window", write=True)
+    commands = []
+    original = client.execute_command
+    monkeypatch.setattr(
+        client, "execute_command", lambda *args, **kw: commands.append(args[0]) or original(*args, **kw)
+    )
+    assert [cache.count("window", 60) for _ in range(3)] == [1, 2, 3]
+    assert commands == ["EVAL"] * 3
+    assert cache.get("window") == 3  # a plain integer, as Django's incr leaves it
+    assert 0 < client.ttl(cache.make_and_validate_key("window")) <= 60  # the first count set it, later ones kept it
