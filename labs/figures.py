@@ -17,6 +17,7 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
 WIDTH, HEIGHT = 640, 360
 MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
 LEGEND_ROW = 20
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 GRID_OPEN = '<g stroke="#d0d7de" stroke-width="1">'  # attributes, not CSS: the chart looks right anywhere
 
 Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
@@ -265,5 +266,46 @@ def window_chart(
         parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
         parts.append(_text(x, axis + 18, fmt(i * block_seconds * 1000, decimals)))
     parts.append(_text((left + right) / 2, axis + 40, time_label))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def statistics_chart(
+    *,
+    batch: int,
+    n: int,
+    id_prefix: str,
+    title: str,
+    desc: str,
+    row_labels: tuple[str, str, str],
+    notes: tuple[str, str, str],
+) -> str:
+    """The samples of one window seen three ways by a normalization layer: one batch with one
+    mean and deviation (μ, σ); N micro-batches, each with its own (BatchNorm under accumulation);
+    every sample normalized by itself (LayerNorm). One dot per sample, drawn from `batch` and `n`."""
+    left, right, row, top = 120, WIDTH - 16, 84, 16
+    micro, width = batch // n, (right - left) / batch
+    parts = _svg_open(id_prefix, title, desc, top + 3 * row + 8)
+    for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
+        y = top + r * row
+        parts.append(_text(8, y + 24, label, "start", extra=' font-weight="600"'))
+        parts.append(_text(left, y + row - 14, note, "start"))
+        groups = [(0, batch)] if r == 0 else [(k * micro, micro) for k in range(n)] if r == 1 else []
+        for k, (first, count) in enumerate(groups):
+            x = left + first * width
+            parts.append(
+                f'<rect x="{x + 1:.1f}" y="{y + 4}" width="{count * width - 2:.1f}" height="46" rx="4" '
+                f'fill="none" stroke="{COLORS[r]}" stroke-width="2"/>'
+            )
+            sub = "" if r == 0 else str(k + 1).translate(SUBSCRIPTS)
+            parts.append(_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=f' fill="{COLORS[r]}"'))
+        for i in range(batch):
+            cx = left + (i + 0.5) * width
+            if r == 2:  # LayerNorm: each sample inside its own frame
+                parts.append(
+                    f'<rect x="{cx - width / 2 + 0.5:.1f}" y="{y + 4}" width="{width - 1:.1f}" height="46" '
+                    f'fill="none" stroke="{COLORS[r]}" stroke-width="1"/>'
+                )
+            parts.append(f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" fill="{COLORS[r]}"/>')
     parts.append("</svg>")
     return "".join(parts)

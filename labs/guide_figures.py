@@ -21,6 +21,7 @@ from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from redis import RedisError
 
+from .concept_figures import CONCEPT_FIGURES
 from .downsample import downsample_curve
 from .figure_specs import (
     BAR_METRICS,
@@ -40,7 +41,7 @@ from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 4  # bump when the drawing changes
+CACHE_VERSION = 5  # bump when the drawing changes
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -220,6 +221,12 @@ def _figure_html(preset: str, name: str, spec: FigureSpec, reference: ReferenceS
     return render_to_string("labs/_guide_figure.html", context)
 
 
+def _concept_html(preset: str, name: str) -> str:
+    key = f"figure-{preset}-{name}"
+    context = {"key": key, "concept": True, **CONCEPT_FIGURES[(preset, name)].context(key)}
+    return render_to_string("labs/_guide_figure.html", context)
+
+
 def _caption(spec: FigureSpec, reference: ReferenceSweep) -> str:
     """What to see, with the runs' numbers; a run missing a metric (an older code version) gets
     the preset's own sentence instead of an error on the guide page."""
@@ -234,6 +241,9 @@ class ReferenceFigures:
     """The provider course/figures.py calls for each figure line of a guide."""
 
     def render(self, preset: str, name: str, language: str) -> str:
+        if (preset, name) in CONCEPT_FIGURES:  # drawn from a description, with or without a sweep
+            key = f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:concept"
+            return _cached(key, language, lambda: _concept_html(preset, name))
         spec = FIGURES.get((preset, name))
         if spec is None:
             return ""  # tests/labs/test_figures.py checks every guide names a known figure
