@@ -21,6 +21,18 @@ def attempts_of(*, user, keys: list[str]) -> QuerySet:
     return Attempt.objects.filter(user__isnull=True, key__in=keys)
 
 
+def owned_attempt(*, user, keys: list[str], slug: str, key: str) -> Attempt | None:
+    """One attempt by its key, with its quiz, if attempts_of(user, keys) holds it. Looked up by its
+    unique key and checked here, not through attempts_of's `key IN (...)` of up to 50 keys: every
+    answer to a question reads it."""
+    attempt = Attempt.objects.select_related("quiz").filter(quiz__slug=slug, key=key).first()
+    if attempt is None:
+        return None
+    if user.is_authenticated:
+        return attempt if attempt.user_id == user.pk else None
+    return attempt if attempt.user_id is None and key in keys else None
+
+
 def published_quizzes() -> QuerySet:
     return Quiz.objects.filter(is_published=True)
 

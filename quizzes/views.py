@@ -23,7 +23,8 @@ def _owned(request: HttpRequest):
 
 
 def _attempt_or_404(request: HttpRequest, slug: str, key: str) -> Attempt:
-    attempt = _owned(request).filter(quiz__slug=slug, key=key).select_related("quiz").first()
+    keys = request.session.get(SESSION_KEY, [])
+    attempt = selectors.owned_attempt(user=request.user, keys=keys, slug=slug, key=key)
     if attempt is None:
         raise Http404
     return attempt
