@@ -18,6 +18,7 @@ APPS = [app for app in LAYER_OF if (ROOT / app).is_dir()]
 WIRING = {"config/urls.py", "config/api.py", "config/celery.py"}
 TRAINER = "labs/training/"  # plain PyTorch, imported by the worker only
 WORKER_ENTRY = "labs/execution.py"  # imports torch inside the task's function, never at module level
+HEAVY = {"torch", "transformers", "accelerate"}  # kept out of the web process like torch
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def misplaced_torch(imports: list[Import]) -> list[str]:
     return [
         str(found)
         for found in imports
-        if _app(found.module) == "torch"
+        if _app(found.module) in HEAVY
         and not found.path.startswith(TRAINER)
         and (found.top_level or found.path != WORKER_ENTRY)
     ]
@@ -218,6 +219,9 @@ def test_each_rule_finds_what_it_looks_for():
     assert misplaced_torch(imports_in("def run():\n    import torch\n", WORKER_ENTRY)) == []
     assert misplaced_torch(imports_in("import torch\n", WORKER_ENTRY)) == [f"{WORKER_ENTRY}:1 `import torch`"]
     assert misplaced_torch(imports_in("import torch.nn as nn\n", f"{TRAINER}models.py")) == []
+    assert misplaced_torch(imports_in("from transformers import Trainer\n", "course/views.py")) == [
+        "course/views.py:1 `from transformers import Trainer`"
+    ]
 
     dashboard = imports_in("def dashboard():\n    from labs.selectors import runs_of\n", "accounts/views.py")
     assert upward_imports(dashboard) == [
