@@ -29,15 +29,6 @@ from labs.training.loop import run_experiment
 from labs.training.models import build_model
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models are fastest on one thread, and a busy 2-core machine makes more threads slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _settings(**changes) -> dict:
     base = {
         "task": "digits-mlp",

@@ -17,14 +17,6 @@ from labs.training.models import build_model
 from labs.training.sizes import SIZES
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def guides_config(**changes) -> RunConfig:
     values = {
         **DEFAULT_CONFIG,

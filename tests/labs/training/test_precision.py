@@ -13,14 +13,6 @@ from labs.training.loop import run_experiment
 from labs.training.models import build_model
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def lm_settings(**changes) -> dict:
     values = {
         **DEFAULT_CONFIG,

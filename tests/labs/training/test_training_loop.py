@@ -16,16 +16,6 @@ from labs.training.models import build_model
 F64 = torch.float64
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    # Tiny models are faster on one thread, and OpenMP spinning on a busy
-    # 2-core machine can make two threads many times slower.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def cfg(**changes) -> RunConfig:
     base = {
         "task": "digits-cnn",
