@@ -186,11 +186,25 @@ def _shuffled_option_ids(question: Question, rng: random.Random) -> list[str]:
     return shown
 
 
+# Questions change only through a content sync, which saves their quiz (its updated_at) in the same
+# transaction: a question is kept in this process under its quiz's updated_at, so every answer after
+# the first to a question skips its query, and a sync makes the next read fetch the new text.
+_QUESTIONS: dict[tuple, Question] = {}
+_QUESTIONS_KEPT = 2000  # far more than the course's questions; past it, start again
+
+
 def attempt_question(attempt: Attempt, number: int) -> Question:
-    """The question at 1-based `number` in the attempt."""
+    """The question at 1-based `number` in the attempt (shared by every learner: never change it)."""
     if not 1 <= number <= attempt.total:
         raise QuestionNotFound(_("This question is not part of your attempt."))
-    return Question.objects.get(pk=attempt.question_ids[number - 1])
+    version = (attempt.question_ids[number - 1], attempt.quiz_id, attempt.quiz.updated_at)
+    question = _QUESTIONS.get(version)
+    if question is None:
+        question = Question.objects.get(pk=version[0])
+        if len(_QUESTIONS) >= _QUESTIONS_KEPT:
+            _QUESTIONS.clear()
+        _QUESTIONS[version] = question
+    return question
 
 
 def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:

@@ -1,9 +1,13 @@
 """An htmx answer is the quiz's hot path: graded and answered with a fixed, small set of queries."""
 
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from quizzes.models import Answer
+from quizzes.models import Answer, Question
+from quizzes.services import quizzes_sync
+
+from .conftest import guide_quiz, write_quiz
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -30,3 +34,37 @@ def test_answering_twice_is_refused_by_the_constraint_with_the_card_and_a_409(cl
     again = client.post(url, data, **HTMX)
     assert again.status_code == 409 and "already answered" in again.text
     assert 'id="quiz-progress"' in again.text and Answer.objects.filter(attempt=attempt).count() == 1
+
+
+def _number_of(attempt, key: str) -> int:
+    return attempt.question_ids.index(Question.objects.get(quiz=attempt.quiz, key=key).pk) + 1
+
+
+def _answer(client, attempt, helpers, key: str = "pick-one"):
+    number = _number_of(attempt, key)
+    url, data = helpers.answer_url(attempt, number), helpers.wrong_post(attempt, number)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(url, data, **HTMX)
+    assert response.status_code == 200
+    return response, [q["sql"] for q in queries if '"quizzes_question"' in q["sql"].split(" WHERE ")[0]]
+
+
+def test_a_question_is_read_once_per_content_sync_and_each_learner_gets_their_own_grading(
+    client, quizzes, quiz_content, start_attempt, helpers
+):
+    first = start_attempt(client)
+    other = Client()
+    second = start_attempt(other)
+    _, reads = _answer(client, first, helpers)
+    assert len(reads) == 1
+    response, reads = _answer(other, second, helpers)
+    assert reads == []  # the second learner's answer to that question reads it from this process
+    assert "Not quite." in response.text and "Explanation of pick-one" in response.text
+    assert [a.attempt_id for a in Answer.objects.all()] == [first.pk, second.pk]
+
+    changed = guide_quiz()
+    changed["questions"][1]["explanation"]["en"] = "A new explanation after a content sync"
+    write_quiz(quiz_content, "demo-guide", changed)
+    quizzes_sync(content_dir=quiz_content)
+    response, reads = _answer(other, second, helpers, "pick-many")
+    assert len(reads) == 1 and "A new explanation after a content sync" in response.text
