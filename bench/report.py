@@ -158,12 +158,16 @@ CACHE_NOTE = [
 # What a profile of the answer showed (cProfile under the test client against this benchmark's
 # site, then gunicorn's CPU per request), and what was done about it.
 ANSWER_NOTE = [
-    "Where an answer's time goes (cProfile, then the server's CPU time per request): before any query,",
-    "opening the SQLite connection and running its PRAGMAs took about 1 ms per request, so connections",
-    "are now kept (`DB_CONN_MAX_AGE`, 600 s by default); the rate limit took three round trips to Redis",
-    "(now two: the cache's `incr` is one script); the question's card and the progress line were two",
-    "renders (now one). What remains is Django's own work for a graded answer: the session, the attempt,",
-    "the question, the insert in its transaction, the count for the progress line and one render.",
+    "Where an answer's time goes (cProfile of the answer under Django's test client, against a copy of",
+    "the site seeded as this benchmark seeds it): opening the SQLite connection and its PRAGMAs took about",
+    "1 ms per request, so connections are kept (`DB_CONN_MAX_AGE`, 600 s by default); the rate limit took three",
+    "round trips to Redis, now one (`config/cache.py`'s `count`: INCR, and EXPIRE on a new window, in",
+    "one script); the attempt was read through a `key IN (...)` of up to 50 keys, now by its unique key",
+    "with the owner checked in Python; each answer read its question, now kept in the process until a",
+    "content sync saves its quiz; the card and the progress line were two renders, now one. What remains",
+    "is Django's own work: the session (its SQLite read cost about what a Redis round trip does in the",
+    "profile, and sessions must outlive a Redis restart, so they stay in the database), the attempt, the",
+    "insert in its transaction, the count for the progress line and one render.",
 ]
 
 
