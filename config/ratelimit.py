@@ -1,5 +1,6 @@
-"""Every rate limit of the site goes through here: settings.RATE_LIMITS names the rates, django-ratelimit
-counts requests in the cache (Redis), and one policy covers a cache that cannot be reached.
+"""Every rate limit of the site goes through here: settings.RATE_LIMITS names the rates, requests are
+counted in the cache (Redis) in django-ratelimit's windows, one round trip each, and one policy covers
+a cache that cannot be reached.
 
     @rate_limit("quiz_answer", key="user_or_ip")            # a view: over the rate, a 429 page
     if limit_exceeded(request, "lab_submit", key=...): ...  # anywhere else: answer as you see fit
