@@ -138,6 +138,10 @@ def write_payload_content(root) -> None:
     for language in ("en", "hi", "fr"):
         front = yaml.safe_dump(meta, allow_unicode=True)
         (folder / f"{language}.md").write_text(f"---\n{front}---\n\n{_heading_block(PAYLOADS[4])}\n", encoding="utf-8")
+        # The spoken summary is only heard, never shown; it must just be long enough (about 2 minutes).
+        (folder / f"summary.{language}.txt").write_text(
+            f"{PAYLOADS[0]} " + "A spoken summary. " * 100, encoding="utf-8"
+        )
     texts = [_same_everywhere(f"{p} and `{p}`") for p in PAYLOADS]
     options = [{"id": f"o-{n}", "text": texts[n], "correct": n == 0} for n in range(3)]
     objective = ("first", "second", "third", "first", "second")
