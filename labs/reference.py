@@ -22,11 +22,11 @@ from django.db import transaction
 from redis import RedisError
 
 from labs.training import config as training_config  # CODE_VERSION read at call time
-from labs.training.config import config_fingerprint, validate_config
+from labs.training.config import validate_config
 
 from .models import LabRun
 from .presets import PRESETS, Preset
-from .services import copy_result, finished_originals, lab_run_enqueue
+from .services import copy_result, finished_originals, lab_run_enqueue, run_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def preset_fingerprints(preset: Preset) -> list[str]:
         config, errors = validate_config(data)
         if config is None:  # a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS
             raise ValueError(f"preset {preset.slug} has an invalid run: {errors}")
-        fingerprints.append(config_fingerprint(config))
+        fingerprints.append(run_fingerprint(config))
     return fingerprints
 
 

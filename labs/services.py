@@ -22,7 +22,7 @@ from config.celery import app as celery_app
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
 from .devices import queue_for, time_limits
-from .models import LabRun
+from .models import LabRun, LabRunCurveChunk
 from .presets import Preset
 
 # The worker's task, sent by name: labs.tasks imports this module, so this one must not import it.
@@ -62,7 +62,7 @@ def lab_preset_submit(*, user: User, preset: Preset) -> list[LabRun]:
 def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -> list[LabRun]:
     """Store the runs (reusing finished identical ones) and queue the rest after commit."""
     User.objects.select_for_update().filter(pk=user.pk).first()  # one submission per learner at a time
-    fingerprints = [config_fingerprint(config) for config in configs]
+    fingerprints = [run_fingerprint(config) for config in configs]
     finished = finished_originals(fingerprints)
     _check_quotas(user, [config for config, fp in zip(configs, fingerprints, strict=True) if fp not in finished])
     sweep = uuid.uuid4() if len(configs) > 1 else None
@@ -86,6 +86,11 @@ def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -
             transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk))
         runs.append(run)
     return runs
+
+
+def run_fingerprint(config: RunConfig) -> str:
+    """config_fingerprint with the guides this site's workers train guides-lm on (execution._train)."""
+    return config_fingerprint(config, text_dir=settings.CONTENT_DIR / "guides")
 
 
 def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
@@ -226,6 +231,7 @@ def lab_run_requeue(*, run: LabRun) -> bool:
         )
     )
     if updated:
+        LabRunCurveChunk.objects.filter(run=run).delete()  # a lost worker's points, like the curve above
         transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk, low_priority=run.reference))
     return bool(updated)
 

@@ -23,7 +23,7 @@ from typing import Any
 from .parsers import NOT_A_CHOICE, FieldError, choice, integer, show, to_float
 from .problems import Problem, gettext_noop
 from .sizes import PRECISIONS, SIZE_NAMES, needs_gpu
-from .version import training_code_version
+from .version import guide_text_version, training_code_version
 
 TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
 NORMS: tuple[str, ...] = ("none", "batch", "layer", "group", "rms")
@@ -176,9 +176,13 @@ _DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync", "size": "tiny",
 _OPTIONAL = {"grad_clip", *_DEFAULTED}
 
 
-def config_fingerprint(config: RunConfig) -> str:
-    """Stable key for reusing a finished result: settings plus CODE_VERSION."""
-    payload = json.dumps({"config": config.to_dict(), "code": CODE_VERSION}, sort_keys=True)
+def config_fingerprint(config: RunConfig, text_dir: Any = None) -> str:
+    """Stable key for reusing a finished result: settings plus CODE_VERSION, and for guides-lm the
+    version of the guides it reads from ``text_dir`` (default: the repository's content/guides)."""
+    key: dict[str, Any] = {"config": config.to_dict(), "code": CODE_VERSION}
+    if config.task == SIZED_TASK:  # its data is the guides: edited text must train again
+        key["text"] = guide_text_version(text_dir)
+    payload = json.dumps(key, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -28,20 +28,20 @@ from pathlib import Path
 import torch
 
 from .data import BOS, IGNORE_INDEX, PAD, TaskData
+from .version import DEFAULT_TEXT_DIR, GUIDE_LANGUAGES, guide_text_files
 
-LANGUAGES = ("en", "hi", "fr")
+LANGUAGES = GUIDE_LANGUAGES
 BYTE_OFFSET = 2  # token = byte + 2, after PAD and BOS
 VAL_EVERY = 20
 MAX_VAL_SEQUENCES = 256
 MIN_PIECE = 2  # bytes
-DEFAULT_TEXT_DIR = Path(__file__).resolve().parents[2] / "content" / "guides"
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 
 
 def guide_files(text_dir: Path) -> list[Path]:
-    files = [path for path in sorted(Path(text_dir).glob("*/*.md")) if path.stem in LANGUAGES]
+    files = guide_text_files(text_dir)  # the same files as the fingerprint's text version
     if not files:
         raise ValueError(f"no guide text (<slug>/en.md, hi.md or fr.md) in {text_dir}")
     return files

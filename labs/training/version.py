@@ -1,15 +1,22 @@
-"""The training code's version, derived from the code itself so it cannot be forgotten.
+"""The training code's version, derived from the code itself so it cannot be forgotten, and the
+version of the text guides-lm learns from.
 
 A hash of every Python file in this package (names and bytes, in a fixed order). Any change to
 the model, data, loop or metrics changes it, so stored results are not reused and the reference
-sweeps are computed again. Plain file reading: the web process calls this without torch.
+sweeps are computed again. guides-lm's data is the guides themselves (guides_text.py): a hash of
+the files it reads goes into a guides-lm run's fingerprint, so editing a guide trains it again.
+Plain file reading: the web process calls this without torch.
 """
 
 import hashlib
+import os
+from functools import lru_cache
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DIGITS = 12  # LabRun.code_version holds 20 characters
+GUIDE_LANGUAGES = ("en", "hi", "fr")
+DEFAULT_TEXT_DIR = PACKAGE_DIR.parents[1] / "content" / "guides"  # the repository's own guides
 
 
 def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
@@ -18,5 +25,28 @@ def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
         if "__pycache__" in path.parts:
             continue
         digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()[:DIGITS]
+
+
+def guide_text_files(text_dir: Path | str) -> list[Path]:
+    """The files guides-lm reads: ``<text_dir>/<slug>/{en,hi,fr}.md``, in a fixed order."""
+    return [path for path in sorted(Path(text_dir).glob("*/*.md")) if path.stem in GUIDE_LANGUAGES]
+
+
+def guide_text_version(text_dir: Path | str | None = None) -> str:
+    """A hash of guides-lm's text (names relative to ``text_dir`` and bytes): the same text in
+    another folder gives the same version. Cached while no file's size or time changes."""
+    files = guide_text_files(text_dir or DEFAULT_TEXT_DIR)
+    stamps = tuple((str(path), (st := os.stat(path)).st_mtime_ns, st.st_size) for path in files)
+    return _text_version(str(Path(text_dir or DEFAULT_TEXT_DIR)), stamps)
+
+
+@lru_cache(maxsize=8)
+def _text_version(text_dir: str, stamps: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, _mtime, _size in stamps:
+        path = Path(name)
+        digest.update(path.relative_to(text_dir).as_posix().encode() + b"\0")
         digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return digest.hexdigest()[:DIGITS]
