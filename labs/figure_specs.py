@@ -225,6 +225,15 @@ FIGURES: dict[tuple[str, str], FigureSpec] = {
         ),
         _allreduce,
     ),
+    ("transformer-lm-n-norm", "grad-error"): FigureSpec(
+        "grad-error",
+        gettext_lazy(
+            "Gradient-equivalence error of each run of the small transformer against the full batch, on a "
+            "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
+            "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
+        ),
+        _errors(1, 3, 5, names=("layer", "rms", "batch")),
+    ),
 }
 
 CURVE_KINDS = ("loss", "loss-samples")

@@ -251,6 +251,27 @@ PRESETS: dict[str, Preset] = {
             ),
             runs=tuple(PresetRun(precision, _guides_lm(precision=precision)) for precision in ("fp32", "bf16", "fp16")),
         ),
+        Preset(
+            slug="transformer-lm-n-norm",
+            title=_("LayerNorm, RMSNorm and BatchNorm in a transformer, at N = 1 and 4"),
+            summary=_(
+                "The same small transformer on the course's own text (tiny size) at an effective batch of 16 "
+                "sequences, as one batch (N = 1) and as N = 4 micro-batches of 4, with each of three normalization "
+                "layers: LayerNorm, RMSNorm and BatchNorm."
+            ),
+            look_for=_(
+                "With LayerNorm and with RMSNorm the N = 1 and N = 4 curves lie on top of each other and the "
+                "gradient-equivalence error at N = 4 is about 1e-7: both normalize each token over its own "
+                "features. With BatchNorm the N = 4 curve leaves its N = 1 twin and the error is far from zero: "
+                "it normalizes each feature over the tokens of the micro-batch, and 4 sequences are not 16. "
+                "That is one reason transformers use LayerNorm or RMSNorm."
+            ),
+            runs=tuple(
+                PresetRun(f"{name}, N = {n}", _guides_lm(norm=norm, accumulation_steps=n))
+                for name, norm in (("LayerNorm", "layer"), ("RMSNorm", "rms"), ("BatchNorm", "batch"))
+                for n in (1, 4)
+            ),
+        ),
     ]
 }
 
