@@ -1,10 +1,11 @@
 """The Celery application. Workers consume the `gpu` queue: `celery -A config worker -Q gpu`; a worker
-with a GPU also consumes `cuda` (runs that need one), which it adds itself at start (labs.devices)."""
+with a GPU also consumes `cuda` and the queues of the sizes its memory holds, which it adds itself at
+start (labs.devices). Each pool child loads torch when it starts, never the main process that forks it."""
 
 import os
 
 from celery import Celery
-from celery.signals import celeryd_after_setup, worker_ready, worker_shutdown
+from celery.signals import celeryd_after_setup, worker_process_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -18,14 +19,31 @@ _heartbeat = {}  # the worker main process's heartbeat: its hostname and the eve
 @celeryd_after_setup.connect
 def _consume_by_device(sender, instance, **kwargs) -> None:
     """The same command line everywhere: the worker's device decides whether it takes GPU runs."""
-    from labs.devices import CUDA_QUEUE, device_class_of
-    from labs.queue import worker_device
+    from labs.devices import CUDA_QUEUE
+    from labs.queue import worker_described
 
     queues = instance.app.amqp.queues
-    if device_class_of(worker_device()) == "cuda":
-        queues.select_add(CUDA_QUEUE)
-    elif CUDA_QUEUE in queues.consume_from:  # `-Q gpu,cuda` on a CPU: it would only fail those runs
-        queues.deselect(CUDA_QUEUE)
+    mine = worker_described()["queues"]
+    for name in mine:
+        if name.startswith(CUDA_QUEUE):  # `gpu` comes from -Q, as before
+            queues.select_add(name)
+    for name in list(queues.consume_from):
+        # `-Q gpu,cuda` on a CPU, or a size's queue its memory cannot hold: it would only pass them on
+        if name.startswith(CUDA_QUEUE) and name not in mine:
+            queues.deselect(name)
+
+
+@worker_process_init.connect
+def _prepare_pool_child(**kwargs) -> None:
+    """torch and CUDA in the child that trains, before its first run (labs.pool_child)."""
+    import logging
+
+    from labs.pool_child import pool_child_prepare
+
+    try:
+        pool_child_prepare()
+    except Exception:  # the child still takes runs: each loads what it needs, and fails with its reason
+        logging.getLogger("labs.pool_child").exception("the pool child could not load torch or CUDA")
 
 
 @worker_ready.connect

@@ -274,6 +274,9 @@ CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
 _LONGEST_RUN = max(LAB_HARD_TIME_LIMIT, LAB_CUDA_HARD_TIME_LIMIT)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _LONGEST_RUN + 300}
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
+# A pool child loads torch (and on a GPU initialises CUDA) before it says it is up (labs/pool_child.py):
+# Celery's 4 s default would kill it on a busy machine.
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("CELERY_WORKER_PROC_ALIVE_TIMEOUT", 120)
 
 # Labs: quotas per learner, and the timings that keep runs from being lost or stuck.
 LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running runs per learner
@@ -293,6 +296,8 @@ LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for run
 LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", _LONGEST_RUN + 300)  # re-send a message Redis may have lost
 LAB_WORKER_TTL = env_float("LAB_WORKER_TTL", 15)  # a worker shows as connected this long after its last heartbeat
 LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it trains on; empty: detect (nvidia-smi)
+# The memory a worker states (MiB) and takes sizes by (labs.devices); 0: detect. A share of a GPU that several use.
+LAB_WORKER_MEMORY_MIB = env_int("LAB_WORKER_MEMORY_MIB", 0)
 # The run command submits the reference sweeps that are missing or outdated after start-up (labs/reference.py).
 LAB_REFERENCE_SWEEPS = env_bool("LAB_REFERENCE_SWEEPS", True)
 # Test-only: a run holds after this step (its progress written) until the release file exists or it

@@ -1,10 +1,12 @@
 """What the labs' workers are, which queue a run goes to, and which settings the connected
 workers can run now.
 
-Two Celery queues: every worker consumes `gpu` (runs any CPU can train: the one-machine default
-keeps working on a CPU alone), and only CUDA workers also consume `cuda` (runs that need a GPU:
-sizes above tiny, tf32). A CUDA worker adds `cuda` to its queues itself at start
-(config/celery.py), so its command line is the same as a CPU worker's.
+Celery queues: every worker consumes `gpu` (runs any CPU can train: the one-machine default keeps
+working on a CPU alone, and a small run goes to whichever worker is free); only CUDA workers consume
+`cuda` (tiny runs that need a GPU: tf32, or more steps or samples than a CPU may train), and one
+queue per GPU size, `cuda.small` and `cuda.medium`, is consumed only by the CUDA workers whose memory
+holds that size. A worker picks its queues itself at start (config/celery.py), so its command line
+is the same everywhere; and it checks each run again when it takes it (labs.routing).
 
 Nothing here imports torch: a worker finds its device with nvidia-smi (its parent process must not
 initialise CUDA before it forks), and the web process reads what workers published.
@@ -48,12 +50,34 @@ def needs_cuda(config: Mapping[str, Any]) -> bool:
 
 
 def queue_for(config: Mapping[str, Any]) -> str:
-    return CUDA_QUEUE if needs_cuda(config) else CPU_QUEUE
+    if not needs_cuda(config):
+        return CPU_QUEUE
+    size = config.get("size", "tiny")
+    return size_queue(size) if size in SIZES and SIZES[size].needs_gpu else CUDA_QUEUE
+
+
+def size_queue(size: str) -> str:
+    """The queue of a GPU size's runs: only workers whose memory holds the size consume it."""
+    return f"{CUDA_QUEUE}.{size}"
+
+
+def queues_for(device_class: str, sizes: Iterable[str]) -> list[str]:
+    """The queues a worker consumes: `gpu` everywhere; on a GPU, `cuda` and its sizes' queues."""
+    if device_class != "cuda":
+        return [CPU_QUEUE]
+    return [CPU_QUEUE, CUDA_QUEUE, *(size_queue(name) for name in sizes if SIZES[name].needs_gpu)]
+
+
+def can_hold(config: Mapping[str, Any], *, device_class: str, sizes: Iterable[str]) -> bool:
+    """A worker (its device class and the sizes it takes) can train a run's stored settings."""
+    if needs_cuda(config) and device_class != "cuda":
+        return False
+    return config.get("size", "tiny") in sizes
 
 
 def time_limits(queue_name: str) -> dict[str, int]:
     """Celery's per-message time limits: a `cuda` run may take longer (its limits allow more)."""
-    if queue_name != CUDA_QUEUE:
+    if queue_name == CPU_QUEUE:
         return {}  # the worker's defaults: LAB_SOFT_TIME_LIMIT, LAB_HARD_TIME_LIMIT
     return {"soft_time_limit": settings.LAB_CUDA_SOFT_TIME_LIMIT, "time_limit": settings.LAB_CUDA_HARD_TIME_LIMIT}
 
@@ -70,11 +94,7 @@ def sizes_that_fit(device_class: str, memory_bytes: int | None) -> list[str]:
     sequence's float32 activations fit its memory (every size when its memory is unknown)."""
     if device_class != "cuda":
         return [name for name, size in SIZES.items() if not size.needs_gpu]
-    return [
-        name
-        for name, size in SIZES.items()
-        if memory_bytes is None or size.state_bytes() + size.activation_bytes_per_sequence <= memory_bytes
-    ]
+    return [name for name, size in SIZES.items() if memory_bytes is None or size.memory_bytes() <= memory_bytes]
 
 
 def cpu_memory_bytes() -> int | None:
@@ -100,17 +120,22 @@ def gpu_memory_bytes() -> int | None:
         return None
 
 
-def describe_worker(device: str, max_processes: int) -> dict[str, Any]:
-    """What a worker publishes in its heartbeat (labs.queue)."""
+def describe_worker(device: str, max_processes: int, memory_mib: int = 0) -> dict[str, Any]:
+    """What a worker publishes in its heartbeat (labs.queue). `memory_mib` (LAB_WORKER_MEMORY_MIB)
+    states the memory instead of detecting it: a share of a GPU that several workers use."""
     device_class = device_class_of(device)
-    memory = gpu_memory_bytes() if device_class == "cuda" else cpu_memory_bytes()
+    if memory_mib:
+        memory = memory_mib * 2**20
+    else:
+        memory = gpu_memory_bytes() if device_class == "cuda" else cpu_memory_bytes()
+    sizes = sizes_that_fit(device_class, memory)
     return {
         "device": device,
         "device_class": device_class,
         "memory_bytes": memory,
-        "sizes": sizes_that_fit(device_class, memory),
+        "sizes": sizes,
         "max_processes": max_processes,
-        "queues": [CPU_QUEUE, CUDA_QUEUE] if device_class == "cuda" else [CPU_QUEUE],
+        "queues": queues_for(device_class, sizes),
     }
 
 

@@ -120,7 +120,7 @@ def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
     from labs.training.precision import device_class
 
     config, _errors = validate_config(run.config, device_class=device_class())
-    if config is None:  # a GPU size or precision on a CPU worker (no device routing yet: issue 13)
+    if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.routing passes those on)
         return ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else None
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text

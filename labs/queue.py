@@ -7,6 +7,7 @@ What a worker is running comes from the database: the run rows it claimed (`LabR
 """
 
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -70,6 +71,17 @@ def worker_device() -> str:
     return names[0].strip() or "cpu"
 
 
+def worker_described() -> dict:
+    """What this worker is (labs.devices.describe_worker): its heartbeat, and what its runs are checked against."""
+    return devices.describe_worker(worker_device(), settings.LAB_MAX_PROCESSES, settings.LAB_WORKER_MEMORY_MIB)
+
+
+@functools.cache
+def this_worker() -> dict:
+    """worker_described, found once per process: a pool child asks at start, not at each run."""
+    return worker_described()
+
+
 def worker_publish(*, name: str, device: str, **described) -> None:
     """`described`: labs.devices.describe_worker's fields (device class, memory, sizes, processes)."""
     cache.set(KEY_PREFIX + name, {**described, "name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
@@ -81,7 +93,7 @@ def worker_forget(*, name: str) -> None:
 
 def worker_heartbeat(*, name: str) -> threading.Event:
     """Publish this worker now and every LAB_WORKER_TTL / 3 seconds; set the returned event to stop."""
-    described = devices.describe_worker(worker_device(), settings.LAB_MAX_PROCESSES)
+    described = worker_described()
     stop = threading.Event()
 
     def beat() -> None:
@@ -114,10 +126,15 @@ def connected_workers() -> list[Worker]:
 def published_workers() -> list[Worker]:
     """The workers' heartbeats alone (no database): what each is, not what it runs."""
     try:
-        names, found = _published_workers()
+        return heartbeats()
     except redis.RedisError:  # Redis away: no heartbeat can be read, and the pages must still answer
         logger.warning("the worker heartbeats cannot be read: Redis does not answer")
         return []
+
+
+def heartbeats() -> list[Worker]:
+    """published_workers, raising redis.RedisError when Redis does not answer (no worker is not the same)."""
+    names, found = _published_workers()
     return [_worker(found[KEY_PREFIX + name], None) for name in names if KEY_PREFIX + name in found]
 
 

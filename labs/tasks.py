@@ -1,17 +1,22 @@
 """Thin Celery tasks (routed to the `gpu` queue by CELERY_TASK_ROUTES): load by id, call the service.
 
 Redelivery is safe: `execute_run` claims the row with a conditional update, so a message that
-arrives twice trains once. Nothing here imports torch (labs.execution does, inside the task).
+arrives twice trains once. A run this worker cannot hold is passed on instead (labs.routing).
+Nothing here imports torch (the pool child loads it when it starts: labs.pool_child).
 """
 
 from celery import shared_task
 
 from .execution import lab_run_execute
+from .queue import this_worker
+from .routing import lab_run_pass_on
 from .services import EXECUTE_RUN, lab_runs_dispatch_pending, lab_runs_sweep_stale
 
 
 @shared_task(name=EXECUTE_RUN, bind=True, acks_late=True)
 def execute_run(self, run_id: int) -> None:
+    if lab_run_pass_on(run_id=run_id, worker=this_worker()):
+        return
     lab_run_execute(run_id=run_id, worker=self.request.hostname or "")
 
 

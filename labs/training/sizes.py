@@ -44,6 +44,11 @@ class ModelSize:
     def state_bytes(self, norm: str = "layer") -> int:
         return self.parameter_count(norm) * STATE_BYTES_PER_PARAMETER
 
+    def memory_bytes(self) -> int:
+        """The least memory a worker needs for this size: its state and one full-context sequence's
+        float32 activations (a worker takes the sizes whose figure its memory holds)."""
+        return self.state_bytes() + self.activation_bytes_per_sequence
+
     def describe(self) -> str:
         """One line for forms and the API: what the size is and what it costs."""
         where = "needs a GPU worker" if self.needs_gpu else "runs on a CPU"

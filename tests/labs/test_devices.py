@@ -41,9 +41,10 @@ def broker():
     """The broker's Redis, its two queues empty: earlier tests' messages name run ids this test's
     database reuses (no worker consumes them here, so none is lost)."""
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    client.delete(devices.CPU_QUEUE, devices.CUDA_QUEUE)
+    names = (devices.CPU_QUEUE, devices.CUDA_QUEUE, *(devices.size_queue(size) for size in SIZES))
+    client.delete(*names)
     yield client
-    client.delete(devices.CPU_QUEUE, devices.CUDA_QUEUE)
+    client.delete(*names)
 
 
 def publish_cpu_worker(name="cpu-1@host"):
@@ -60,7 +61,7 @@ def publish_gpu_worker(name="gpu-1@host", memory_bytes=141 * GIB):
         memory_bytes=memory_bytes,
         sizes=sizes,
         max_processes=4,
-        queues=["gpu", "cuda"],
+        queues=devices.queues_for("cuda", sizes),
     )
 
 
@@ -92,8 +93,8 @@ def messages_for(client, queue_name: str, run_id: int) -> list[bytes]:
         ({}, "gpu"),
         ({"precision": "bf16"}, "gpu"),
         ({"precision": "fp16"}, "gpu"),
-        ({"size": "small"}, "cuda"),
-        ({"size": "medium", "precision": "bf16"}, "cuda"),
+        ({"size": "small"}, "cuda.small"),
+        ({"size": "medium", "precision": "bf16"}, "cuda.medium"),
         ({"precision": "tf32"}, "cuda"),
         ({"task": "digits-cnn", "steps": 501, "effective_batch_size": 64}, "cuda"),  # over a CPU's limits
         ({"task": "digits-cnn", "steps": 500, "effective_batch_size": 256}, "cuda"),  # 128,000 samples
@@ -177,7 +178,7 @@ def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
     assert response.status_code == 201, response.content
     run = LabRun.objects.get()
     assert run.config["size"] == "medium" and run.enqueued_at is not None
-    (message,) = messages_for(broker, "cuda", run.pk)
+    (message,) = messages_for(broker, "cuda.medium", run.pk)
     assert json.loads(message)["headers"]["timelimit"] == [
         settings.LAB_CUDA_HARD_TIME_LIMIT,
         settings.LAB_CUDA_SOFT_TIME_LIMIT,
