@@ -10,7 +10,7 @@ import dataclasses
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from ninja import Router, Status
+from ninja import Query, Router, Status
 
 from accounts.auth import BearerToken, SessionLogin, api_user
 from config.api_errors import ApiError, Error
@@ -19,7 +19,7 @@ from . import selectors, services
 from .export import run_payload
 from .forms import limits_text
 from .queue import queue_state, run_queue, site_limits
-from .schemas import LabQueue, LabRun, LabRunCreated, LabRunSettings, LabRunSummary
+from .schemas import LabCurvePage, LabCurvePageQuery, LabQueue, LabRun, LabRunCreated, LabRunSettings, LabRunSummary
 from .throttle import submission_throttled
 
 router = Router(tags=["labs"])
@@ -61,6 +61,30 @@ def run_detail(request: HttpRequest, run_id: int):
     if run is None:
         raise ApiError(404, _("There is no run with this id that you can see."))
     return run_payload(run) | {"queue": run_queue(run)}
+
+
+@router.get(
+    "/runs/{int:run_id}/curve",
+    url_name="labs_run_curve",
+    summary="A page of a lab run's loss curve",
+    response={200: LabCurvePage, 400: Error, 404: Error},
+    exclude_unset=True,  # curve points keep the keys the run stored
+    openapi_extra=ANYONE,
+)
+def run_curve(request: HttpRequest, run_id: int, page: Query[LabCurvePageQuery]):
+    """The points after step `after`, at most `limit`, for a curve too long for one answer, or to
+    follow a running run: ask again with `after` set to `next`, or to the last step you have."""
+    run = selectors.run_visible(run_id=run_id, user=api_user(request))
+    if run is None:
+        raise ApiError(404, _("There is no run with this id that you can see."))
+    points, next_after = selectors.curve_page(run, after=page.after, limit=page.limit)
+    return {
+        "points": points,
+        "next": next_after,
+        "status": run.status,
+        "done_steps": run.done_steps,
+        "total_steps": run.total_steps,
+    }
 
 
 @router.post(

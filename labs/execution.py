@@ -17,14 +17,14 @@ from typing import Any, Self
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from labs.training.results import stored_metrics
 
-from .models import LabRun
+from .models import LabRun, LabRunCurveChunk
 from .services import COPIED_RESULT_FIELDS, copy_result, finished_originals, lab_runs_end_cancelled_queued
 
 logger = logging.getLogger(__name__)
@@ -56,6 +56,7 @@ def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
     if claimed != 1:
         lab_runs_end_cancelled_queued(run_id=run_id)
         return None
+    LabRunCurveChunk.objects.filter(run_id=run_id).delete()  # a dead worker's points: the run starts over
     return LabRun.objects.get(pk=run_id)
 
 
@@ -73,11 +74,12 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
         mine.update(**{f: getattr(run, f) for f in copied})
         _reference_done(run)
         return
-    with _Reporter(mine) as reporter:
+    with _Reporter(mine, run_id=run.pk) as reporter:
         try:
             result = _train(run, reporter)
         except SoftTimeLimitExceeded:
-            mine.update(
+            _finish(
+                mine,
                 status=LabRun.Status.FAILED,
                 error=ERROR_TIME_LIMIT,
                 curve=reporter.curve,
@@ -87,7 +89,8 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
             return
         except Exception:
             logger.exception("lab run %s failed", run.pk)
-            mine.update(
+            _finish(
+                mine,
                 status=LabRun.Status.FAILED,
                 error=ERROR_UNEXPECTED,
                 curve=reporter.curve,
@@ -140,7 +143,8 @@ def _limit_cpu_threads() -> None:
 
 def _store(mine, result: dict[str, Any]) -> None:
     status = LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED
-    mine.update(
+    _finish(
+        mine,
         status=status,
         curve=result["curve"],
         validation=result["validation"],
@@ -152,6 +156,14 @@ def _store(mine, result: dict[str, Any]) -> None:
     )
 
 
+def _finish(mine, **fields: Any) -> None:
+    """The worker's last write: the whole curve once, as one document, and its chunks deleted."""
+    with transaction.atomic():
+        run_id = mine.values_list("pk", flat=True).first()
+        if run_id is not None and mine.update(**fields):  # not ours: the new owner's chunks stay
+            LabRunCurveChunk.objects.filter(run_id=run_id).delete()
+
+
 def _pause_requested(done_steps: int) -> bool:
     release = settings.LAB_PAUSE_RELEASE_FILE
     return bool(release) and done_steps == settings.LAB_PAUSE_AT_STEP and not Path(release).exists()
@@ -160,16 +172,20 @@ def _pause_requested(done_steps: int) -> bool:
 class _Reporter:
     """Progress and liveness for one claimed run.
 
-    `on_progress` keeps the whole curve in memory and writes it at most every
-    LAB_PROGRESS_INTERVAL seconds (a few writes per second, not one per step). A background
+    `on_progress` keeps the whole curve in memory and writes progress at most every
+    LAB_PROGRESS_INTERVAL seconds (a few writes per second, not one per step); each write appends
+    the points since the previous one as one LabRunCurveChunk, never the growing curve. A background
     thread refreshes the heartbeat every LAB_HEARTBEAT_INTERVAL seconds, so a run is alive
     even while torch loads or a step is slow. Both learn there that the learner cancelled, or
     that the row is no longer ours, and `should_stop` tells the loop.
     """
 
-    def __init__(self, mine) -> None:
+    def __init__(self, mine, *, run_id: int) -> None:
         self.mine = mine
+        self.run_id = run_id
         self.curve: list[dict[str, Any]] = []
+        self.written = 0  # points of `curve` already in chunks
+        self.chunks = 0
         self.stop = threading.Event()
         self.done = threading.Event()
         self.last_write = 0.0
@@ -193,13 +209,23 @@ class _Reporter:
         if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps and not pause:
             return
         self.last_write = now
-        written = self.mine.filter(cancel_requested=False).update(
-            curve=self.curve, done_steps=done_steps, heartbeat_at=timezone.now()
-        )
-        if written == 0:
+        if not self._append(done_steps):
             self.stop.set()
         elif pause:
             self._hold()
+
+    def _append(self, done_steps: int) -> bool:
+        """One progress write, only while the run is ours and not cancelled: the new points in one insert."""
+        points = self.curve[self.written :]
+        with transaction.atomic():
+            if not self.mine.filter(cancel_requested=False).update(done_steps=done_steps, heartbeat_at=timezone.now()):
+                return False
+            if points:
+                LabRunCurveChunk.objects.create(
+                    run_id=self.run_id, seq=self.chunks, last_step=points[-1]["step"], points=points
+                )
+        self.written, self.chunks = len(self.curve), self.chunks + (1 if points else 0)
+        return True
 
     def _hold(self) -> None:
         """The test-only pause: wait, heartbeat still beating, until released, cancelled or no longer ours."""

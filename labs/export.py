@@ -47,7 +47,7 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
     if curve:
-        payload["curve"] = run.curve
+        payload["curve"] = run.curve_points()
     return payload
 
 
@@ -62,7 +62,7 @@ def chart_payload(runs: list[LabRun]) -> dict[str, Any]:
                 "status": run.status,
                 "points": [
                     [p.get("step"), p.get("samples"), drawn_number(p.get("seconds")), drawn_number(p.get("loss"))]
-                    for p in downsample_curve(run.curve)
+                    for p in downsample_curve(run.curve_points())
                 ],
             }
             for run in runs
@@ -76,6 +76,6 @@ def curves_csv(runs: list[LabRun]) -> str:
     writer = csv.writer(out)
     writer.writerow(("run_id", "label", *CURVE_COLUMNS))
     for run in runs:
-        for point in run.curve:
+        for point in run.curve_points():
             writer.writerow((run.pk, run.label, *("" if point.get(c) is None else point.get(c) for c in CURVE_COLUMNS)))
     return out.getvalue()

@@ -124,3 +124,34 @@ class LabRun(models.Model):
 
     def visible_to(self, user) -> bool:
         return self.is_public or (user.is_authenticated and self.user_id is not None and user.pk == self.user_id)
+
+    @property
+    def curve_is_chunked(self) -> bool:
+        """True while the curve lives in its chunks: steps written, and no finished curve yet."""
+        return not self.curve and self.done_steps > 0
+
+    def curve_points(self) -> list[dict]:
+        """The whole loss curve: the finished run's document, else the points its worker appended so far."""
+        if not self.curve_is_chunked:
+            return self.curve
+        chunks = self.curve_chunks.order_by("seq").values_list("points", flat=True)
+        return [point for points in chunks for point in points]
+
+
+class LabRunCurveChunk(models.Model):
+    """The points a running run's worker appended at one progress write (those since the previous
+    write), so a run of many steps never rewrites a growing document. The worker's last write
+    stores the whole curve once in LabRun.curve and deletes the run's chunks; a new claim
+    deletes them too (the run starts over)."""
+
+    run = models.ForeignKey(LabRun, on_delete=models.CASCADE, related_name="curve_chunks")
+    seq = models.PositiveIntegerField()  # 0, 1, 2... in the order they were written
+    last_step = models.PositiveIntegerField()  # of its last point: a page after step s skips the chunks up to s
+    points = models.JSONField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="labs_curve_chunk_run_seq")]
+
+    def __str__(self) -> str:
+        return f"run #{self.run_id} chunk {self.seq}"

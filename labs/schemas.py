@@ -21,6 +21,7 @@ from labs.training.sizes import SIZES
 from .export import PUBLIC_METRICS
 from .forms import translate_problem
 from .models import LabRun as LabRunRow
+from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
 
 DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
@@ -135,6 +136,55 @@ class LabCurvePoint(Schema):
     skipped: bool | None = Field(None, description="fp16 only: the GradScaler skipped this step (inf or NaN).")
     loss_scale: float | None = Field(None, description="fp16 only: the GradScaler's scale after this step.")
     seconds: float | None = None
+
+
+LAST_STEP = 2**31 - 1  # the largest step a run stores (LabRunCurveChunk.last_step)
+
+
+class LabCurvePageQuery(Schema):
+    """Which page of a run's curve: the points after step `after`, at most `limit` of them."""
+
+    after: int = Field(
+        0, ge=0, le=LAST_STEP, description="The step to start after: 0 for the first page, then the last `next`."
+    )
+    limit: int = Field(CURVE_PAGE_DEFAULT, ge=1, le=CURVE_PAGE_MAX, description="Points at most on this page.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers_in_range(cls, data: Any) -> Any:
+        values = getattr(data, "_obj", data)  # the query's values, inside ninja's getter
+        after = _whole_number(values.get("after", 0))
+        limit = _whole_number(values.get("limit", CURVE_PAGE_DEFAULT))
+        problems = []
+        if after is None or not 0 <= after <= LAST_STEP:
+            message = _("The step to start after must be a whole number from 0 to %(max)d.") % {"max": LAST_STEP}
+            problems.append(("after", message))
+        if limit is None or not 1 <= limit <= CURVE_PAGE_MAX:
+            message = _("The number of points must be a whole number from 1 to %(max)d.") % {"max": CURVE_PAGE_MAX}
+            problems.append(("limit", message))
+        if problems:
+            raise invalid_fields(_("This page of the curve cannot be given."), problems)
+        return data
+
+
+def _whole_number(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value)
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
+
+
+class LabCurvePage(Schema):
+    """A page of a run's loss curve, in step order."""
+
+    points: list[LabCurvePoint]
+    next: int | None = Field(
+        description="Pass it as `after` for the next page; null: no more points are stored yet "
+        "(a running run stores more as it trains)."
+    )
+    status: Literal[tuple(LabRunRow.Status.values)]
+    done_steps: int
+    total_steps: int
 
 
 class LabQueuePosition(Schema):

@@ -1,11 +1,15 @@
 """Queries for lab pages, the API and the learner dashboard. Visibility rules live here:
 preset runs are public, other runs are their owner's, or anyone's who holds the share link."""
 
+from itertools import islice
+
 from django.db.models import QuerySet
 
 from .models import LabRun
 
 MAX_COMPARED = 12
+CURVE_PAGE_DEFAULT = 1000  # points per page of a curve (the API's `limit`)
+CURVE_PAGE_MAX = 5000
 
 
 def runs_of(user) -> QuerySet[LabRun]:
@@ -15,6 +19,28 @@ def runs_of(user) -> QuerySet[LabRun]:
 def run_visible(*, run_id: int, user) -> LabRun | None:
     run = LabRun.objects.filter(pk=run_id).first()
     return run if run is not None and run.visible_to(user) else None
+
+
+def curve_page(run: LabRun, *, after: int, limit: int) -> tuple[list[dict], int | None]:
+    """Up to `limit` points of the run's curve after step `after`, and the next page's `after`
+    (the page's last step), None when no more points are stored yet."""
+    points = _points_after(run, after, limit + 1)
+    if points is None:  # the worker finished between the two reads: the curve is one document now
+        run.refresh_from_db(fields=["curve", "done_steps"])
+        points = _points_after(run, after, limit + 1) or []
+    page = points[:limit]
+    return page, (page[-1]["step"] if len(points) > limit else None)
+
+
+def _points_after(run: LabRun, after: int, count: int) -> list[dict] | None:
+    """None when the run's chunks vanished since `run` was read (its worker finished or a claim restarted it)."""
+    if not run.curve_is_chunked:
+        return list(islice((point for point in run.curve if point["step"] > after), count))
+    # Every chunk holds a point at least: `count` chunks are enough.
+    chunks = list(run.curve_chunks.filter(last_step__gt=after).order_by("seq").values_list("points", flat=True)[:count])
+    if not chunks and run.done_steps > after:
+        return None
+    return list(islice((point for points in chunks for point in points if point["step"] > after), count))
 
 
 def run_owned(*, run_id: int, user) -> LabRun | None:

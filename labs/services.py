@@ -22,7 +22,7 @@ from config.celery import app as celery_app
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
 from .devices import queue_for, time_limits
-from .models import LabRun
+from .models import LabRun, LabRunCurveChunk
 from .presets import Preset
 
 # The worker's task, sent by name: labs.tasks imports this module, so this one must not import it.
@@ -231,6 +231,7 @@ def lab_run_requeue(*, run: LabRun) -> bool:
         )
     )
     if updated:
+        LabRunCurveChunk.objects.filter(run=run).delete()  # a lost worker's points, like the curve above
         transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk, low_priority=run.reference))
     return bool(updated)
 

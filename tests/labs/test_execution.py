@@ -65,10 +65,11 @@ def test_progress_is_written_a_few_times_per_second_not_per_step(learner, tiny_c
         with CaptureQueriesContext(connection) as queries:
             lab_run_execute(run_id=run.pk, worker="w")
         sql = [q["sql"] for q in queries.captured_queries]
-        return sum(q.startswith('UPDATE "labs_labrun" SET') and '"curve" = ' in q for q in sql)
+        assert sum(q.startswith('UPDATE "labs_labrun" SET') and '"curve" = ' in q for q in sql) == 2  # claim, result
+        return sum(q.startswith('INSERT INTO "labs_labruncurvechunk"') for q in sql)
 
-    assert progress_writes(0) == 1 + 12 + 1  # the claim (empty curve), every step, the final result
-    assert progress_writes(60) == 1 + 2 + 1  # the claim, the first and last steps only, the final result
+    assert progress_writes(0) == 12  # every step appends its point
+    assert progress_writes(60) == 2  # the first and last steps only
 
 
 def test_cancelling_a_running_run_stops_training_and_keeps_the_curve_so_far(
