@@ -140,9 +140,12 @@ def test_stored_runs_answer_in_the_documented_shape(learner_with_token, bearer):
     ]
     detail = schema["/api/labs/runs/{run_id}"]["GET"]
     cancel = schema["/api/labs/runs/{run_id}/cancel"]["POST"]
+    curve = schema["/api/labs/runs/{run_id}/curve"]["GET"]
     for run in runs:
         response = detail.Case(path_parameters={"run_id": run.pk}).call_and_validate(headers=bearer)
         assert response.status_code == 200 and response.json()["status"] == run.status
+        page = curve.Case(path_parameters={"run_id": run.pk}, query={"limit": 2}).call_and_validate(headers=bearer)
+        assert page.status_code == 200 and len(page.json()["points"]) == min(2, len(run.curve))
     expected = {"queued": 200, "running": 200, "succeeded": 409, "failed": 409, "cancelled": 409}
     for run in runs:
         response = cancel.Case(path_parameters={"run_id": run.pk}).call_and_validate(headers=bearer)
