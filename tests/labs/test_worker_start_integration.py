@@ -15,8 +15,8 @@ from labs.routing import ERROR_NO_WORKER_HOLDS_SIZE
 
 pytestmark = pytest.mark.integration
 READY = re.compile(
-    r"pool child (\d+) ready to train: torch loaded in [\d.]+ s \(already loaded by the main process: (\w+)\), "
-    r"CUDA initialised here: (\w+) \(before: (\w+)\)"
+    r"pool child (\d+) ready to train: torch loaded and warmed up in [\d.]+ s "
+    r"\(already loaded by the main process: (\w+)\), CUDA initialised here: (\w+) \(before: (\w+)\)"
 )
 
 
