@@ -16,6 +16,10 @@ Sections, each guarded so one failure keeps the others' figures (its error is re
   step 1's full-batch reference gradient left out) and of the whole run.
 - throughput: guides-lm tokens/s and samples/s per size and precision at N = 4, the trainer's own
   figures (the whole loop) and the steady rate between the first and last step.
+- bare_loop: the lab's steady tokens/s against a hand-written PyTorch accumulation loop
+  (bench/bare_loop.py) on the same guides-lm model, data, windows and validation schedule, in the
+  same process, interleaved over rounds (alternating which goes first); the ratio of the medians
+  is printed against the aim of 0.97, with the largest loss difference between the two curves.
 
 Prints a table per section and writes the JSON to --out (default $OUT/gpu_check.json when $OUT is
 set, else gpu_check.json). Exits 1 when an fp32 equivalence check misses its bound, 2 when a
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 import traceback
@@ -37,8 +42,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bare_loop beside this file
 
 import torch
+from bare_loop import bare_run, steady_rate
 
 from labs.training.config import RunConfig
 from labs.training.loop import run_experiment
@@ -48,6 +55,7 @@ FP32_BOUND = 1e-5  # the issue's bound for fp32 at N = 1 vs N = 4; float32 round
 EQUIVALENT_NORMS = {"digits-cnn": ("none",), "guides-lm": ("layer", "rms")}
 CAUTIONARY_NORMS = {"guides-lm": ("batch",)}  # reported: its statistics depend on the micro-batch
 MEMORY_N = (1, 2, 4, 8)
+BARE_LOOP_AIM = 0.97  # the lab's steady tokens/s over the bare loop's, at least
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -77,11 +85,18 @@ def plan(args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
         "sizes": sizes,
         "precisions": precisions,
         "equivalence_sizes": sizes[:2],
-        "equivalence_steps": 2 if not cuda else (5 if args.quick else 20),  # fp16's skipped steps need a few
+        # fp16's skipped steps need a few; the CPU's quick mode measures window 1 alone (one validation pass).
+        "equivalence_steps": (1 if args.quick else 2) if not cuda else (5 if args.quick else 20),
         "throughput_steps": args.steps or steps,
         "memory_batch": 16 if not cuda else 32,
         "throughput_batch": batch,
         "first_step_repeats": 2 if not cuda or args.quick else 3,
+        "quick": args.quick,
+        # The bare-loop comparison: enough steps for a steady rate, a few interleaved rounds.
+        "bare_sizes": sizes,
+        "bare_precisions": ("fp32",) if not cuda else ("fp32", "bf16"),
+        "bare_steps": (4 if args.quick else 20) if not cuda else (20 if args.quick else 50),
+        "bare_rounds": (1 if args.quick else 3) if not cuda else (3 if args.quick else 5),
     }
 
 
@@ -135,7 +150,7 @@ def equivalence(device: torch.device, p: dict[str, Any]) -> list[dict[str, Any]]
                 continue  # the cautionary norm shows its error in fp32 alone
             if task != "guides-lm" and precision not in ("fp32", "tf32"):
                 continue  # the conv task shows what TF32 does to cuDNN; autocast is shown on the transformer
-            for n in (1, 4):
+            for n in (1, 4) if precision == "fp32" or not p["quick"] else (4,):  # N = 1 is the full batch itself
                 cfg = config(task, size=size, norm=norm, precision=precision, accumulation_steps=n)
                 started = time.perf_counter()
                 result = run_experiment(cfg.replace(steps=p["equivalence_steps"]), device=device)
@@ -166,6 +181,7 @@ def memory(device: torch.device, p: dict[str, Any]) -> list[dict[str, Any]]:
         base = None
         for n in MEMORY_N:
             cfg = config("guides-lm", size=size, effective_batch_size=p["memory_batch"], accumulation_steps=n)
+            cfg = cfg if device.type == "cuda" else cfg.replace(steps=1)  # step 2's allocator peak is CUDA's
             peaks = _allocator_peaks(cfg, device)
             result, peak = peaks.pop("result"), None
             peak = result.peak_activation_bytes
@@ -244,7 +260,62 @@ def throughput(device: torch.device, p: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-SECTIONS = {"first_step": first_step, "equivalence": equivalence, "memory": memory, "throughput": throughput}
+def bare_loop(device: torch.device, p: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for size in p["bare_sizes"]:
+        for precision in p["bare_precisions"]:
+            cfg = config("guides-lm", size=size, precision=precision, steps=p["bare_steps"])
+            cfg = cfg.replace(effective_batch_size=p["throughput_batch"])
+            rates: dict[str, list[float]] = {"lab": [], "bare": []}
+            curves: dict[str, list[float]] = {}
+            for round_index in range(p["bare_rounds"]):
+                for name in ("lab", "bare") if round_index % 2 == 0 else ("bare", "lab"):
+                    seconds, tokens, losses = _loop_curve(name, cfg, device)
+                    rates[name].append(steady_rate(seconds, tokens) or 0.0)
+                    curves.setdefault(name, losses)
+            lab, bare = statistics.median(rates["lab"]), statistics.median(rates["bare"])
+            rows.append(
+                {
+                    "size": size,
+                    "precision": precision,
+                    "accumulation_steps": cfg.accumulation_steps,
+                    "effective_batch_size": cfg.effective_batch_size,
+                    "steps": cfg.steps,
+                    "rounds": p["bare_rounds"],
+                    "lab_tokens_per_second": rates["lab"],
+                    "bare_tokens_per_second": rates["bare"],
+                    "ratio": lab / bare if bare else None,
+                    "aim": BARE_LOOP_AIM,
+                    "loss_max_abs_difference": max(
+                        abs(a - b) for a, b in zip(curves["lab"], curves["bare"], strict=True)
+                    ),
+                }
+            )
+    return rows
+
+
+def _loop_curve(name: str, cfg: RunConfig, device: torch.device) -> tuple[list[float], list[int], list[float]]:
+    """(seconds after each step, cumulative tokens, losses) of the lab's run or the bare loop's."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    if name == "bare":
+        run = bare_run(cfg, device)
+        return run.seconds, run.tokens, run.losses
+    result = run_experiment(cfg, device=device)
+    return (
+        [pt["seconds"] for pt in result.curve],
+        [pt["tokens"] for pt in result.curve],
+        [pt["loss"] for pt in result.curve],
+    )
+
+
+SECTIONS = {
+    "first_step": first_step,
+    "equivalence": equivalence,
+    "memory": memory,
+    "throughput": throughput,
+    "bare_loop": bare_loop,
+}
 
 
 def run_sections(device: torch.device, p: dict[str, Any]) -> dict[str, Any]:
@@ -305,6 +376,15 @@ def print_tables(report: dict[str, Any]) -> None:
             f"{r['size']:<7}{r['precision']:<6}{r['parameters']:>11,}{_fmt(r['tokens_per_second'], ',.0f'):>12}"
             f"{_fmt(r['samples_per_second'], ',.1f'):>11}{_fmt(r['steady_tokens_per_second'], ',.0f'):>14}"
             f"{_fmt(r['steady_samples_per_second'], ',.1f'):>14}"
+        )
+
+    print("\nLab against a bare PyTorch loop (guides-lm, N = 4): steady tokens/s, median of interleaved rounds")
+    print(f"{'size':<7}{'prec':<6}{'lab tok/s':>12}{'bare tok/s':>12}{'lab/bare':>10}  aim >= {BARE_LOOP_AIM}")
+    for r in s["bare_loop"]["rows"]:
+        lab, bare = statistics.median(r["lab_tokens_per_second"]), statistics.median(r["bare_tokens_per_second"])
+        print(
+            f"{r['size']:<7}{r['precision']:<6}{lab:>12,.0f}{bare:>12,.0f}{_fmt(r['ratio'], '.3f'):>10}  "
+            f"(loss curves within {r['loss_max_abs_difference']:.1e})"
         )
 
 

@@ -12,8 +12,17 @@ leaves the validation passes out of both timings. On the CPU a third uses the
 process's CPU time instead of wall time: with one thread it is far less
 disturbed by other programs on a shared machine.
 
+Then the same comparison against HF Accelerate's `accumulate` (bench/bare_loop.py's
+accelerate_run): the weights after K steps of the lab and of Accelerate, from the same
+initialization and data, must be equal (the largest difference, relative to the largest weight,
+is reported with its verdict against ACCELERATE_TOLERANCE), and the speed ratio over the
+same interleaved rounds is reported.
+
 Then the activation memory the lab measures for N = 1, 2, 4, 8 at a fixed
 effective batch, next to the ideal 1/N.
+
+Tasks: digits-cnn, digits-mlp, tiny-lm, and guides-lm (the transformer on the guides' text, size
+tiny on a CPU, --size for a GPU).
 
     .venv/bin/python bench/trainer.py [--task digits-cnn] [--rounds 5] [--steps 200] [--json out.json]
 """
@@ -30,25 +39,30 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bare_loop beside this file
+
 import torch
-import torch.nn.functional as F
+from bare_loop import accelerate_run, bare_run, max_weight_difference
 
 from labs.training.config import RunConfig
-from labs.training.data import IGNORE_INDEX, load_task_data, sample_windows
-from labs.training.loop import make_optimizer, run_experiment, validation_batches
-from labs.training.models import build_model
+from labs.training.loop import run_experiment
+from labs.training.sizes import SIZES
 
 TASK_DEFAULTS = {
     "digits-cnn": {"effective_batch_size": 64, "optimizer": "sgd", "learning_rate": 0.05},
     "digits-mlp": {"effective_batch_size": 64, "optimizer": "sgd", "learning_rate": 0.05},
     "tiny-lm": {"effective_batch_size": 32, "optimizer": "adamw", "learning_rate": 3e-3},
+    "guides-lm": {"effective_batch_size": 16, "optimizer": "adamw", "learning_rate": 3e-3},
 }
+DEFAULT_NORM = {"guides-lm": "layer"}  # a transformer's own norm; the others default to none
+ACCELERATE_TOLERANCE = 1e-6  # float32: the two loops add the same terms in the same order
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--task", choices=sorted(TASK_DEFAULTS), default="digits-cnn")
-    parser.add_argument("--norm", default="none", choices=["none", "batch", "layer", "group"])
+    parser.add_argument("--norm", default=None, choices=["none", "batch", "layer", "group", "rms"])
+    parser.add_argument("--size", default="tiny", choices=list(SIZES), help="guides-lm's size")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--batch", type=int, default=None, help="effective batch (default per task)")
@@ -61,6 +75,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="torch CPU threads (default 1: tiny models gain nothing from more, "
         "and OpenMP spinning on a busy machine is very noisy)",
     )
+    parser.add_argument("--weight-steps", type=int, default=20, help="K: steps before the weights are compared")
     parser.add_argument("--json", type=Path, default=None, help="also write the results to this file")
     return parser.parse_args(argv)
 
@@ -68,7 +83,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_config(args: argparse.Namespace, **changes: Any) -> RunConfig:
     values = dict(
         task=args.task,
-        norm=args.norm,
+        norm=args.norm or DEFAULT_NORM.get(args.task, "none"),
         accumulation_steps=args.accumulation,
         loss_scaling="mean",
         steps=args.steps,
@@ -76,68 +91,23 @@ def make_config(args: argparse.Namespace, **changes: Any) -> RunConfig:
         grad_clip=None,
         **TASK_DEFAULTS[args.task],
     )
+    if args.task == "guides-lm":
+        values["size"] = args.size
     if args.batch is not None:
         values["effective_batch_size"] = args.batch
     values.update(changes)
     return RunConfig(**values)
 
 
-def bare_run(config: RunConfig, device: torch.device) -> tuple[list[float], float]:
-    """The textbook loop, hand-written: same model, data order, loss normalization and
-    validation schedule. Returns the loss curve and the seconds spent validating."""
-    torch.manual_seed(config.seed)
-    model = build_model(config.task, config.norm).to(device).train()
-    optimizer = make_optimizer(config, model)
-    data = load_task_data(config.task, config.seed)
-    windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
-    n, m = config.accumulation_steps, config.micro_batch_size
-    x, y = data.train_x.to(device), data.train_y.to(device)
-    val_batches, _ = validation_batches(data, device, torch.float32)  # the lab's chunks: same work
-    every, val_seconds = max(1, config.steps // 10), 0.0
-    if data.is_sequence:  # per micro-batch: width to keep and tokens, from the CPU copy
-        lengths = data.train_lengths[windows].view(config.steps, n, m)
-        widths, totals = lengths.amax(-1).tolist(), lengths.sum((1, 2)).tolist()
-    else:
-        widths, totals = None, [config.effective_batch_size] * config.steps
-    windows = windows.to(device)
-    losses = []
-    for step in range(config.steps):
-        optimizer.zero_grad(set_to_none=True)
-        total = 0.0
-        for j in range(n):
-            index = windows[step, j * m : (j + 1) * m]
-            if widths is None:
-                xb, yb = x[index], y[index]
-            else:
-                xb, yb = x[index, : widths[step][j]], y[index, : widths[step][j]]
-            logits = model(xb)
-            loss = (
-                F.cross_entropy(logits.flatten(0, -2), yb.flatten(), reduction="sum", ignore_index=IGNORE_INDEX)
-                / totals[step]
-            )
-            loss.backward()
-            total = total + loss.detach()
-        optimizer.step()
-        losses.append(float(total))
-        if (step + 1) % every == 0 or step + 1 == config.steps:
-            started = time.perf_counter()
-            bare_validate(model, val_batches)
-            val_seconds += time.perf_counter() - started
-    return losses, val_seconds
+def bare(config: RunConfig, device: torch.device) -> tuple[list[float], float]:
+    """The textbook loop, hand-written (bench/bare_loop.py): its losses and seconds validating."""
+    run = bare_run(config, device)
+    return run.losses, run.validation_seconds
 
 
-@torch.inference_mode()
-def bare_validate(model: torch.nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> tuple[float, float]:
-    model.eval()
-    loss = correct = count = 0.0
-    for x, y in batches:
-        logits = model(x)
-        real = y != IGNORE_INDEX
-        loss += F.cross_entropy(logits.flatten(0, -2), y.flatten(), reduction="sum", ignore_index=IGNORE_INDEX).item()
-        correct += ((logits.argmax(-1) == y) & real).sum().item()
-        count += real.sum().item()
-    model.train()
-    return loss / count, correct / count
+def accelerate(config: RunConfig, device: torch.device) -> tuple[list[float], float]:
+    run = accelerate_run(config, device)
+    return run.losses, run.validation_seconds
 
 
 def lab_run(config: RunConfig, device: torch.device) -> tuple[list[float], float]:
@@ -167,31 +137,61 @@ def timed(fn: Any, config: RunConfig, device: torch.device) -> dict[str, float]:
     return rates
 
 
-def speed(args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
+LOOPS = {"lab": lab_run, "bare": bare, "accelerate": accelerate}
+
+
+def speed(args: argparse.Namespace, device: torch.device) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The lab against the bare loop, and against Accelerate, over the same interleaved rounds."""
     config = make_config(args)
     warm = config.replace(steps=min(5, config.steps))
-    lab_run(warm, device), bare_run(warm, device)  # load data, warm caches and kernels
-    # Sanity: both loops train the same way (float32, so a tolerance).
-    lab_losses, bare_losses = lab_run(warm, device)[0], bare_run(warm, device)[0]
-    max_diff = max(abs(a - b) for a, b in zip(lab_losses, bare_losses, strict=True))
-    timings: dict[str, list[dict[str, float]]] = {"lab": [], "bare": []}
+    for fn in LOOPS.values():
+        fn(warm, device)  # load data, warm caches and kernels
+    # Sanity: the loops train the same way (float32, so a tolerance).
+    warm_losses = {name: fn(warm, device)[0] for name, fn in LOOPS.items()}
+    timings: dict[str, list[dict[str, float]]] = {name: [] for name in LOOPS}
+    names = list(LOOPS)
     for round_index in range(args.rounds):
-        order = [("lab", lab_run), ("bare", bare_run)]
-        if round_index % 2:
-            order.reverse()  # neither loop always runs first
-        for name, fn in order:
-            timings[name].append(timed(fn, config, device))
-    report: dict[str, Any] = {"config": config.to_dict(), "warmup_loss_max_abs_difference": max_diff, "measures": {}}
-    for measure in timings["lab"][0]:
-        lab = [t[measure] for t in timings["lab"]]
-        bare = [t[measure] for t in timings["bare"]]
-        report["measures"][measure] = {
-            "lab_steps_per_second": lab,
-            "bare_steps_per_second": bare,
-            "ratio_of_medians": statistics.median(lab) / statistics.median(bare),
-            "median_paired_ratio": statistics.median(a / b for a, b in zip(lab, bare, strict=True)),
+        turn = round_index % len(names)  # each loop takes each place in the order in turn
+        for name in names[turn:] + names[:turn]:
+            timings[name].append(timed(LOOPS[name], config, device))
+    runs = {}
+    for other in ("bare", "accelerate"):
+        runs[other] = {
+            "config": config.to_dict(),
+            "warmup_loss_max_abs_difference": max(
+                abs(a - b) for a, b in zip(warm_losses["lab"], warm_losses[other], strict=True)
+            ),
+            "measures": _ratios(timings["lab"], timings[other], other),
         }
-    return report
+    return runs["bare"], runs["accelerate"]
+
+
+def _ratios(lab_timings: list[dict[str, float]], other_timings: list[dict[str, float]], other: str) -> dict:
+    measures = {}
+    for measure in lab_timings[0]:
+        lab = [t[measure] for t in lab_timings]
+        theirs = [t[measure] for t in other_timings]
+        measures[measure] = {
+            "lab_steps_per_second": lab,
+            f"{other}_steps_per_second": theirs,
+            "ratio_of_medians": statistics.median(lab) / statistics.median(theirs),
+            "median_paired_ratio": statistics.median(a / b for a, b in zip(lab, theirs, strict=True)),
+        }
+    return measures
+
+
+def same_weights(args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
+    """The weights after K steps of the lab's loop and of Accelerate's `accumulate`, compared."""
+    config = make_config(args, steps=args.weight_steps)
+    lab = run_experiment(config, device=device, keep_model=True).model
+    theirs = accelerate_run(config, device).model
+    difference = max_weight_difference(lab, theirs)
+    return {
+        "steps": config.steps,
+        "max_relative_difference": difference,
+        "tolerance": ACCELERATE_TOLERANCE,
+        "equal": difference <= ACCELERATE_TOLERANCE,
+    }
 
 
 def memory(args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
@@ -214,25 +214,39 @@ def memory(args: argparse.Namespace, device: torch.device) -> list[dict[str, Any
     return rows
 
 
-def print_report(device: str, run: dict[str, Any], mem: list[dict[str, Any]]) -> None:
-    c = run["config"]
-    print(f"device {device}, torch {torch.__version__}, threads {torch.get_num_threads()}")
-    print(
-        f"task {c['task']}, norm {c['norm']}, effective batch {c['effective_batch_size']} = "
-        f"{c['accumulation_steps']} x {c['effective_batch_size'] // c['accumulation_steps']}, "
-        f"{c['steps']} steps, {len(run['measures']['wall']['lab_steps_per_second'])} rounds (interleaved)\n"
-    )
+def print_speed(run: dict[str, Any], other: str, aim: str) -> None:
     print(f"{'optimizer steps/s':<36}{'median':>9}{'min':>9}{'max':>9}")
     for measure, numbers in run["measures"].items():
-        for name in ("lab", "bare"):
+        for name in ("lab", other):
             values = numbers[f"{name}_steps_per_second"]
             label = f"{name}, {MEASURES[measure]}"
             print(f"{label:<36}{statistics.median(values):>9.1f}{min(values):>9.1f}{max(values):>9.1f}")
         print(
-            f"{'  lab / bare':<36}{numbers['ratio_of_medians']:>9.3f}   (median of per-round ratios "
-            f"{numbers['median_paired_ratio']:.3f}; aim >= 0.97)"
+            f"{'  lab / ' + other:<36}{numbers['ratio_of_medians']:>9.3f}   (median of per-round ratios "
+            f"{numbers['median_paired_ratio']:.3f}{aim})"
         )
-    print(f"\nwarm-up curves agree to {run['warmup_loss_max_abs_difference']:.2e} (max abs loss difference)\n")
+    print(f"warm-up curves agree to {run['warmup_loss_max_abs_difference']:.2e} (max abs loss difference)\n")
+
+
+def print_report(device: str, run: dict[str, Any], accel: dict[str, Any], mem: list[dict[str, Any]]) -> None:
+    c = run["config"]
+    print(f"device {device}, torch {torch.__version__}, threads {torch.get_num_threads()}")
+    print(
+        f"task {c['task']}, size {c.get('size', 'tiny')}, norm {c['norm']}, effective batch "
+        f"{c['effective_batch_size']} = {c['accumulation_steps']} x "
+        f"{c['effective_batch_size'] // c['accumulation_steps']}, {c['steps']} steps, "
+        f"{len(run['measures']['wall']['lab_steps_per_second'])} rounds (interleaved)\n"
+    )
+    print("Against the bare hand-written loop:")
+    print_speed(run, "bare", "; aim >= 0.97")
+    print("Against HF Accelerate's accumulate (reported):")
+    print_speed(accel, "accelerate", "")
+    w = accel["weights"]
+    verdict = "equal" if w["equal"] else "NOT EQUAL"
+    print(
+        f"weights after {w['steps']} steps, lab vs Accelerate: {verdict} (largest difference "
+        f"{w['max_relative_difference']:.2e} of the largest weight; tolerance {w['tolerance']:.0e})\n"
+    )
     print(f"activation memory at effective batch {c['effective_batch_size']} ({mem[0]['method']}):")
     print(f"{'N':>3}{'micro':>7}{'bytes':>14}{'ratio':>9}{'ideal 1/N':>11}")
     for row in mem:
@@ -242,25 +256,28 @@ def print_report(device: str, run: dict[str, Any], mem: list[dict[str, Any]]) ->
         )
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    run = speed(args, device)
+    run, accel = speed(args, device)
+    accel["weights"] = same_weights(args, device)
     mem = memory(args, device)
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
-    print_report(device_name, run, mem)
+    print_report(device_name, run, accel, mem)
     if args.json:
         payload = {
             "device": device_name,
             "torch": torch.__version__,
             "threads": torch.get_num_threads(),
             "speed": run,
+            "accelerate": accel,
             "memory": mem,
         }
         args.json.write_text(json.dumps(payload, indent=2))
         print(f"\nwrote {args.json}")
+    return 0 if accel["weights"]["equal"] else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
