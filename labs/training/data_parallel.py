@@ -248,10 +248,14 @@ def _rank_main(
             result = run.train(report, run.agree_to_stop, keep_model=False)
         if rank == 0:
             messages.put(("result", result.to_dict(), _model_bytes(model) if keep_model else None))
+            messages.close()
+            messages.join_thread()  # in the pipe before any rank passes the barrier below
+        dist.barrier()  # no rank destroys its process group while a peer still validates or reports
     except BaseException as exc:  # every failure must reach the parent as a reason
-        messages.put(("error", rank, f"{type(exc).__name__}: {exc}"[:500]))
-        messages.close()
-        messages.join_thread()  # in the pipe before our peers see us go and report their own errors
+        with contextlib.suppress(ValueError):  # rank 0's queue is closed once its result is sent
+            messages.put(("error", rank, f"{type(exc).__name__}: {exc}"[:500]))
+            messages.close()
+            messages.join_thread()  # in the pipe before our peers see us go and report their own errors
         # Leave without tearing down the process group: destroying it while a peer waits in a
         # collective can abort that peer (SIGABRT) before it reports; a closed socket it reports.
         os._exit(1)
