@@ -1,5 +1,7 @@
 """Django's Redis cache backend, with one redis-py client per connection pool."""
 
+from collections.abc import Callable
+
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 INCR_EXISTING = "if redis.call('exists', KEYS[1]) == 1 then return redis.call('incrby', KEYS[1], ARGV[1]) end"
@@ -37,6 +39,29 @@ class PooledClientRedisCacheClient(RedisCacheClient):
     def count(self, key, timeout: int) -> int:
         return self.get_client(key, write=True).eval(COUNT_IN_WINDOW, 1, key, timeout)
 
+    def count_sent(self, key, timeout: int) -> Callable[[], int]:
+        """`count`, sent now; the function returned reads the new count (call it exactly once).
+        Meanwhile the caller works while Redis answers, instead of waiting for it."""
+        pool = self._get_connection_pool(True)
+        connection = pool.get_connection()
+        try:
+            connection.send_command("EVAL", COUNT_IN_WINDOW, 1, key, timeout)
+        except BaseException:
+            connection.disconnect()
+            pool.release(connection)
+            raise
+
+        def reply() -> int:
+            try:
+                return connection.read_response()
+            except BaseException:
+                connection.disconnect()  # a reply half read must not reach the next caller
+                raise
+            finally:
+                pool.release(connection)
+
+        return reply
+
 
 class PooledClientRedisCache(RedisCache):
     def __init__(self, server, params) -> None:
@@ -49,3 +74,7 @@ class PooledClientRedisCache(RedisCache):
         plain integer, which `get` reads back as Django's Redis serializer stores integers."""
         key = self.make_and_validate_key(key)
         return self._cache.count(key, timeout)
+
+    def count_sent(self, key: str, timeout: int) -> Callable[[], int]:
+        """`count` in two halves: sent now, read by calling what it returns (see the client's)."""
+        return self._cache.count_sent(self.make_and_validate_key(key), timeout)

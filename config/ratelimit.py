@@ -2,8 +2,9 @@
 counted in the cache (Redis) in django-ratelimit's windows, one round trip each, and one policy covers
 a cache that cannot be reached.
 
-    @rate_limit("quiz_answer", key="user_or_ip")            # a view: over the rate, a 429 page
-    if limit_exceeded(request, "lab_submit", key=...): ...  # anywhere else: answer as you see fit
+    @rate_limit("certificate_pdf")                             # a view: over the rate, a 429 page
+    with rate_counted(request, "quiz_answer") as over_rate:    # a hot path: reads while Redis counts
+    if limit_exceeded(request, "lab_submit", key=...): ...     # anywhere else: answer as you see fit
 
 One name is one counter: views that share a name (the certificate page and its API) share the count.
 When the cache is down, requests go through and a warning is logged (RATELIMIT_FAIL_OPEN = True):
@@ -13,6 +14,7 @@ the quotas that bound real cost are counted in the database, and learners are no
 import ipaddress
 import logging
 from collections.abc import Callable
+from contextlib import contextmanager
 from functools import wraps
 
 from django.conf import settings
@@ -31,7 +33,7 @@ from django_ratelimit.core import (
 from django_ratelimit.exceptions import Ratelimited
 from redis import RedisError
 
-__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_limit"]
+__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_counted", "rate_limit"]
 
 logger = logging.getLogger(__name__)
 
@@ -77,22 +79,80 @@ def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: 
         return False
 
 
-def _count(request: HttpRequest, name: str, key: Key, method: str | list) -> bool:
-    """django-ratelimit's get_usage (same windows, same cache keys), counted in one round trip to
-    Redis where its add-then-incr takes two: every answer to a quiz question pays for it."""
-    if not settings.RATELIMIT_ENABLE or not _method_match(request, method):
-        return False
+def _counter(request: HttpRequest, name: str, key: Key, method: str | list) -> tuple[str, int, int]:
+    """django-ratelimit's get_usage (same windows, same cache keys): the counter's cache key, the
+    limit, and how long the counter lives."""
     rate = settings.RATE_LIMITS[name]
     limit, period = _split_rate(rate)
     value = key(name, request) if callable(key) else _SIMPLE_KEYS[key](request)
     cache_key = _make_cache_key(name, _get_window(value, period), rate, value, method)
+    return cache_key, limit, period + EXPIRATION_FUDGE
+
+
+def _count(request: HttpRequest, name: str, key: Key, method: str | list) -> bool:
+    """Counted in one round trip to Redis where django-ratelimit's add-then-incr takes two: every
+    answer to a quiz question pays for it."""
+    if not settings.RATELIMIT_ENABLE or not _method_match(request, method):
+        return False
+    cache_key, limit, timeout = _counter(request, name, key, method)
     cache = caches[settings.RATELIMIT_USE_CACHE]
-    timeout = period + EXPIRATION_FUDGE
     if hasattr(cache, "count"):  # config.cache's Redis backend
         return cache.count(cache_key, timeout) > limit
     if cache.add(cache_key, 1, timeout):  # any other cache: django-ratelimit's way
         return limit < 1
     return cache.incr(cache_key) > limit
+
+
+@contextmanager
+def rate_counted(request: HttpRequest, name: str, *, key: Key = "ip", method: str | list = ALL):
+    """limit_exceeded in two halves, for a view's hot path: the count is sent to Redis on entry and
+    the function yielded reads it (True once over the rate), so the view reads what it needs while
+    Redis answers. The view must ask before it changes anything; the reply is read on exit if not.
+
+        with rate_counted(request, "quiz_answer", key="user_or_ip") as over_rate:
+            attempt = ...  # reads only
+            if over_rate():
+                raise Ratelimited
+    """
+    pending = _send_count(request, name, key, method)
+    answer: list[bool] = []
+
+    def over_rate() -> bool:
+        if not answer:
+            answer.append(pending())
+        return answer[0]
+
+    try:
+        yield over_rate
+    finally:
+        over_rate()  # frees the connection; the request was counted either way
+
+
+def _send_count(request: HttpRequest, name: str, key: Key, method: str | list) -> Callable[[], bool]:
+    def not_over() -> bool:
+        return False
+
+    if not settings.RATELIMIT_ENABLE or not _method_match(request, method):
+        return not_over
+    cache = caches[settings.RATELIMIT_USE_CACHE]
+    if not hasattr(cache, "count_sent"):  # any other cache: counted at once
+        exceeded = limit_exceeded(request, name, key=key, method=method)
+        return lambda: exceeded
+    cache_key, limit, timeout = _counter(request, name, key, method)
+    try:
+        reply = cache.count_sent(cache_key, timeout)
+    except (RedisError, OSError) as exc:
+        logger.warning("rate limit %r not checked, the cache is unreachable: %s", name, exc)
+        return not_over
+
+    def over() -> bool:
+        try:
+            return reply() > limit
+        except (RedisError, OSError) as exc:
+            logger.warning("rate limit %r not checked, the cache is unreachable: %s", name, exc)
+            return False
+
+    return over
 
 
 def rate_limit(name: str, *, key: Key = "ip", method: str | list = ALL):

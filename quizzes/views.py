@@ -6,9 +6,10 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
+from django_ratelimit.exceptions import Ratelimited
 
 from config.htmx import vary_on_htmx, wants_fragment
-from config.ratelimit import rate_limit
+from config.ratelimit import rate_counted, rate_limit
 from course.page_cache import public_page
 
 from . import selectors, services
@@ -105,15 +106,18 @@ def _question_fragment(
     question = answer.question if answer else services.attempt_question(attempt, number)
     answer = answer or attempt.answers.filter(question=question).first()
     item = selectors.question_item(attempt, number, question, answer, get_language(), error)
-    context = {"attempt": attempt, "item": item, "answered": attempt.answers.count(), "oob": True}
+    context = {"attempt": attempt, "item": item, "answered": selectors.answered_count(attempt), "oob": True}
     return render(request, "quizzes/attempt.html#graded", context, status=status)
 
 
 @require_POST
 @vary_on_htmx  # htmx gets the graded card, a plain form post a redirect
-@rate_limit("quiz_answer", key="user_or_ip")
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
-    attempt = _attempt_or_404(request, slug, key)
+    # Every answer is counted; the attempt is read while Redis counts, and nothing is written before.
+    with rate_counted(request, "quiz_answer", key="user_or_ip") as over_rate:
+        attempt = _attempt_or_404(request, slug, key)
+        if over_rate():
+            raise Ratelimited
     try:
         graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)
     except services.QuestionNotFound:

@@ -1,0 +1,76 @@
+"""An answer's rate count travels to Redis while the attempt is read (config.ratelimit.rate_counted):
+over the rate nothing is written, the Redis connection always goes back to its pool, and a cache
+that cannot be reached lets answers through with a warning, as every other limit does."""
+
+import logging
+
+import pytest
+from django.conf import settings as django_settings
+from django.core.cache import caches
+from django.test import Client
+
+from quizzes.models import Answer
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def one_redis_connection(settings):
+    """The cache with a pool of one connection: a connection the count kept would make the next
+    cache call fail with redis's "Too many connections"."""
+    default = django_settings.CACHES["default"]
+    settings.CACHES = {"default": {**default, "OPTIONS": {**default.get("OPTIONS", {}), "max_connections": 1}}}
+
+
+def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizzes, start_attempt, helpers, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "2/m"}
+    attempt = start_attempt(client)
+    codes = [
+        client.post(helpers.answer_url(attempt, n), helpers.correct_post(attempt, n), **HTMX).status_code
+        for n in (1, 2, 3)
+    ]
+    assert codes == [200, 200, 429]
+    assert sorted(Answer.objects.filter(attempt=attempt).values_list("question_id", flat=True)) == sorted(
+        attempt.question_ids[:2]
+    )
+
+
+def test_the_counting_connection_goes_back_to_the_pool_whatever_the_answer(
+    client, quizzes, start_attempt, helpers, settings, one_redis_connection
+):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "4/m"}
+    attempt = start_attempt(client)
+    url = helpers.answer_url(attempt, 1)
+    codes = [
+        Client().post(url, helpers.correct_post(attempt, 1), **HTMX).status_code,  # not this browser's attempt
+        client.post(url, {}, **HTMX).status_code,  # nothing chosen
+        client.post(url, helpers.correct_post(attempt, 1), **HTMX).status_code,
+        client.post(url, helpers.correct_post(attempt, 1), **HTMX).status_code,  # answered already
+        client.post(helpers.answer_url(attempt, 2), helpers.correct_post(attempt, 2), **HTMX).status_code,
+    ]
+    assert codes == [404, 400, 200, 409, 429]
+    cache = caches["default"]
+    cache.set("after-the-answers", "free")  # raises if a count kept the only connection
+    assert cache.get("after-the-answers") == "free"
+
+
+def test_when_the_cache_is_down_answers_are_graded_and_the_skipped_count_is_logged(
+    client, quizzes, start_attempt, helpers, settings, caplog
+):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
+    attempt = start_attempt(client)
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.PooledClientRedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there, as when Redis has stopped
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+    with caplog.at_level(logging.WARNING, logger="config.ratelimit"):
+        codes = [
+            client.post(helpers.answer_url(attempt, n), helpers.correct_post(attempt, n), **HTMX).status_code
+            for n in (1, 2)
+        ]
+    assert codes == [200, 200]  # graded, not a 500, not a 429
+    assert Answer.objects.filter(attempt=attempt, is_correct=True).count() == 2
+    assert "rate limit 'quiz_answer' not checked, the cache is unreachable" in caplog.text
