@@ -28,6 +28,7 @@ import io
 import multiprocessing.process
 import os
 import queue
+import signal
 import socket
 import threading
 import time
@@ -53,6 +54,7 @@ from .sizes import SIZES
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run
 _POLL_SECONDS = 0.2
 _FAULTS = ("raise", "exit", "hang")
+_ABORTED = -signal.SIGABRT  # how gloo ends a rank whose peer left in a collective: a consequence
 
 
 class DataParallelError(RuntimeError):
@@ -168,7 +170,8 @@ def _raise_reported(message: tuple, processes: list, world: int) -> None:
 
 
 def _check_alive(processes: list, world: int, messages) -> None:
-    for rank, process in enumerate(processes):
+    ranks = sorted(enumerate(processes), key=lambda pair: pair[1].exitcode == _ABORTED)  # a cause first
+    for rank, process in ranks:
         code = process.exitcode
         if code is not None and code != 0:
             # A rank that reports flushes its reason before it exits, so a reason it sent is in the
@@ -186,12 +189,12 @@ def _check_alive(processes: list, world: int, messages) -> None:
 
 
 def _check_died(processes: list, world: int) -> None:
-    """Raises for a process that ended without reporting (exit codes other than ours, 1), after a
-    short wait: when a rank dies, its peers' collectives fail a moment later."""
+    """Raises for a process that ended without reporting (exit codes other than ours, 1, and gloo's
+    abort), after a short wait: when a rank dies, its peers' collectives fail a moment later."""
     deadline = time.monotonic() + 1.0
     while time.monotonic() < deadline:
         for rank, process in enumerate(processes):
-            if process.exitcode not in (None, 0, 1):
+            if process.exitcode not in (None, 0, 1, _ABORTED):
                 raise DataParallelError(
                     f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
                 )
