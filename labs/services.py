@@ -144,10 +144,11 @@ def _check_quotas(user: User, configs: list[RunConfig]) -> None:
 
 def lab_budget_spent(*, user: User) -> int:
     """Samples (steps × effective batch) trained for the learner in the last 24 hours.
-    Reused results cost nothing, nor do runs cancelled before they started."""
+    Reused results cost nothing, nor do runs that ended before they started: cancelled while
+    queued, or failed because no connected worker could hold them (labs.routing)."""
     since = timezone.now() - timedelta(hours=24)
     runs = LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
-        status=LabRun.Status.CANCELLED, attempts=0
+        status__in=(LabRun.Status.CANCELLED, LabRun.Status.FAILED), attempts=0
     )
     return sum(run.cost for run in runs.only("config"))
 

@@ -46,6 +46,14 @@ def test_a_run_cancelled_before_it_started_is_refunded(learner, tiny_config):
     assert services.lab_budget_spent(user=learner) == 0
 
 
+def test_a_run_failed_before_it_started_is_refunded_but_one_that_trained_is_not(learner, tiny_config):
+    never_started = services.lab_run_submit(user=learner, config=tiny_config())
+    LabRun.objects.filter(pk=never_started.pk).update(status=LabRun.Status.FAILED, attempts=0)
+    assert services.lab_budget_spent(user=learner) == 0
+    LabRun.objects.filter(pk=never_started.pk).update(attempts=1)  # it trained, then failed
+    assert services.lab_budget_spent(user=learner) == never_started.cost
+
+
 def test_a_preset_is_one_sweep_whose_cost_is_checked_as_a_whole(learner, settings):
     settings.LAB_MAX_ACTIVE_RUNS = 2
     with pytest.raises(services.LabQuotaError):
