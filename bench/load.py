@@ -11,15 +11,19 @@ page's throughput is divided by the minimal view's in the same round; the median
 is reported.
 
 Requests come without cookies, as from first-time visitors, or with --returning carry a CSRF
-cookie, as every later page of a visit does. Exits 1 when any request failed or answered other than 2xx.
+cookie, as every later page of a visit does, or with --signed-in the session of the seeded learner
+(pages then are that learner's own: rendered for them, never from the page cache). Exits 1 when any
+request failed or answered other than 2xx.
 
-    .venv/bin/python bench/load.py [--duration 10] [--connections 8] [--rounds 5] [--returning] [--json out.json]
+    .venv/bin/python bench/load.py [--duration 10] [--connections 8] [--rounds 5] [--returning | --signed-in]
+        [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -28,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the site: --signed-in makes a session in its database
 
 from harness import Site, cpu_seconds, http_get, machine_description, running_site
 
@@ -35,6 +40,12 @@ LUA = Path(__file__).resolve().parent / "wrk_report.lua"
 BASELINE = "minimal view"
 SOCKET_ERRORS = ("connect_errors", "read_errors", "write_errors", "timeout_errors")
 RETURNING_COOKIE = "csrftoken=returningVisitor0123456789abcdef"  # a well-formed CSRF secret (32 letters, digits)
+LEARNER = "bench-learner"  # bench/seed.py's
+VISITORS = {
+    "first-time": "first-time visitors (no cookies)",
+    "returning": "returning visitors (CSRF cookie sent)",
+    "signed-in": "a signed-in learner (session cookie sent)",
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -43,7 +54,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=8, help="concurrent connections (wrk -c)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
-    parser.add_argument("--returning", action="store_true", help="send a CSRF cookie, as a returning visitor")
+    visitors = parser.add_mutually_exclusive_group()
+    visitors.add_argument("--returning", action="store_true", help="send a CSRF cookie, as a returning visitor")
+    visitors.add_argument("--signed-in", action="store_true", help="send the seeded learner's session cookie")
     parser.add_argument("--json", type=Path, default=None, help="also write the results to this file")
     return parser.parse_args(argv)
 
@@ -60,10 +73,27 @@ def targets(site: Site) -> dict[str, str]:
     }
 
 
-def check_pages(site: Site, pages: dict[str, str]) -> None:
+def learner_cookie(site: Site) -> str:
+    """A session of the seeded learner, made in the copy's database as signing in would."""
+    os.environ.update(site.env)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=LEARNER))
+    cookie = f"{RETURNING_COOKIE}; sessionid={client.cookies['sessionid'].value}"
+    if b'action="/en/accounts/logout/"' not in http_get(site.url, "/en/", {"Cookie": cookie})[2]:
+        raise SystemExit("the site did not take the learner's session: the pages would not be theirs")
+    return cookie
+
+
+def check_pages(site: Site, pages: dict[str, str], cookie: str = "") -> None:
     """Every target must answer 200 itself (a redirect would measure something else)."""
     for name, path in pages.items():
-        status, _headers, body = http_get(site.url, path)
+        status, _headers, body = http_get(site.url, path, {"Cookie": cookie} if cookie else None)
         if status != 200:
             raise SystemExit(f"{name} {path} answered {status} before the load started:\n{body[:500]!r}")
 
@@ -152,14 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("wrk") is None:
         print("wrk is not installed (Debian package wrk; bin/setup --test installs it)", file=sys.stderr)
         return 2
-    cookie = RETURNING_COOKIE if args.returning else ""
-    visitors = "returning visitors (CSRF cookie sent)" if args.returning else "first-time visitors (no cookies)"
+    visitors = "signed-in" if args.signed_in else "returning" if args.returning else "first-time"
     with running_site(workers=args.workers) as site:
+        cookie = learner_cookie(site) if args.signed_in else RETURNING_COOKIE if args.returning else ""
         paths = targets(site)
-        check_pages(site, paths)
+        check_pages(site, paths, cookie)
         print(
             f"Load: {args.connections} connections, {args.duration:g} s per target, {args.rounds} rounds, "
-            f"{visitors}, gunicorn {args.workers} sync workers at {site.url}",
+            f"{VISITORS[visitors]}, gunicorn {args.workers} sync workers at {site.url}",
             flush=True,
         )
         runs = measure(
@@ -175,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             "rounds": args.rounds,
             "gunicorn_workers": args.workers,
             "wrk_threads": 1,
-            "visitors": "returning" if args.returning else "first-time",
+            "visitors": visitors,
         },
         "paths": paths,
         "pages": pages,

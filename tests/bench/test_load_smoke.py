@@ -24,15 +24,18 @@ PAGES = (
 pytestmark = pytest.mark.integration
 
 
-def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path):
+@pytest.mark.parametrize("visitors", ["first-time", "signed-in"])
+def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path, visitors):
     if shutil.which("wrk") is None:
         pytest.fail("wrk is not installed; bin/setup --test installs it (Debian package wrk)")
     out = tmp_path / "load.json"
     command = [sys.executable, "bench/load.py", "--duration", "2", "--rounds", "2", "--connections", "4"]
-    command += ["--json", str(out)]
+    command += ["--json", str(out), *(["--signed-in"] if visitors == "signed-in" else [])]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=420)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    pages = json.loads(out.read_text())["pages"]
+    results = json.loads(out.read_text())
+    assert results["settings"]["visitors"] == visitors
+    pages = results["pages"]
     assert sorted(pages) == sorted(PAGES)
     for name, page in pages.items():
         assert page["non2xx"] == 0 and page["socket_errors"] == 0, (name, page)
