@@ -197,13 +197,13 @@ def wait_for_curve(ranks: list, messages: Any) -> list[float]:
     deadline = time.monotonic() + RUN_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         try:
-            return read(messages.get(timeout=0.2), len(ranks))
+            return read(messages.get(timeout=0.2), ranks)
         except queue.Empty:
             pass
         ended = [(rank, p.exitcode) for rank, p in enumerate(ranks) if p.exitcode is not None]
         if ended:  # a rank sends its curve or its reason before it exits: either is in the pipe now
             with contextlib.suppress(queue.Empty):
-                return read(messages.get(timeout=0.2), len(ranks))
+                return read(messages.get(timeout=0.2), ranks)
             rank, code = next(((r, c) for r, c in ended if c != 0), ended[0])
             raise BareLoopError(
                 f"bare DDP loop: rank {rank} of {len(ranks)} ended ({exit_reason(code)}) without a reason"
@@ -211,10 +211,19 @@ def wait_for_curve(ranks: list, messages: Any) -> list[float]:
     raise BareLoopError(f"bare DDP loop: no curve after {RUN_TIMEOUT_SECONDS:.0f} s")
 
 
-def read(message: tuple, world: int) -> list[float]:
+def read(message: tuple, ranks: list) -> list[float]:
+    """The curve, or the failure: a peer that died (killed, crashed) is named before the rank that
+    only lost it in a collective, which its peers notice a moment later."""
     if message[0] == "curve":
         return message[1]
-    raise BareLoopError(f"bare DDP loop: rank {message[1]} of {world} failed: {message[2]}")
+    reason = f"rank {message[1]} of {len(ranks)} failed: {message[2]}"
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        for rank, process in enumerate(ranks):
+            if process.exitcode not in (None, 0, 1, -signal.SIGABRT):  # 1: a rank that reported
+                raise BareLoopError(f"bare DDP loop: rank {rank} ended ({exit_reason(process.exitcode)}); {reason}")
+        time.sleep(0.05)
+    raise BareLoopError(f"bare DDP loop: {reason}")
 
 
 def exit_reason(code: int) -> str:
