@@ -34,6 +34,7 @@ FULL = {
     "lab_latency": ("lab_latency", ["--repeats", "9"]),
     "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "7", "--steps", "200"]),
     "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "7", "--steps", "200"]),
+    "trainer_guides_lm": ("trainer", ["--task", "guides-lm", "--rounds", "5", "--steps", "40"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "5", "--steps", "100"]),
     "gpu_check": ("gpu_check", ["--cpu"]),
 }
@@ -45,6 +46,7 @@ QUICK = {
     "lab_latency": ("lab_latency", ["--repeats", "2"]),
     "trainer": ("trainer", ["--task", "digits-cnn", "--rounds", "2", "--steps", "20"]),
     "trainer_lm": ("trainer", ["--task", "tiny-lm", "--rounds", "2", "--steps", "20"]),
+    "trainer_guides_lm": ("trainer", ["--task", "guides-lm", "--rounds", "2", "--steps", "5"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "1", "--steps", "5"]),
     "gpu_check": ("gpu_check", ["--cpu", "--quick"]),
 }
@@ -272,6 +274,7 @@ def trainer_section(trainer: dict[str, Any]) -> list[str]:
     lines += [
         "",
         f"Both loops' warm-up loss curves agree to {speed['warmup_loss_max_abs_difference']:.1e}.",
+        *accelerate_lines(trainer["accelerate"], names),
         "",
         f"Activation memory versus N (effective batch {c['effective_batch_size']}, {memory[0]['method']}):",
         "",
@@ -284,6 +287,26 @@ def trainer_section(trainer: dict[str, Any]) -> list[str]:
             f"{row['ratio']:.3f} | {row['ideal']:.3f} |"
         )
     lines.append("")
+    return lines
+
+
+def accelerate_lines(accel: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """The same rounds against HF Accelerate's `accumulate`, and the weights both reach after K steps."""
+    weights = accel["weights"]
+    verdict = "equal" if weights["equal"] else "NOT equal"
+    lines = [
+        "",
+        "Against HF Accelerate's `accumulate` on the same model and data, in the same interleaved rounds: "
+        f"after {weights['steps']} steps the weights are {verdict} (largest relative difference "
+        f"{weights['max_relative_difference']:.1e}, tolerance {weights['tolerance']:.0e}).",
+        "",
+        "| Measure | Lab / Accelerate | Median of paired ratios |",
+        "|---|---:|---:|",
+    ]
+    for measure, m in accel["measures"].items():
+        lines.append(
+            f"| {names.get(measure, measure)} | {m['ratio_of_medians']:.3f} | {m['median_paired_ratio']:.3f} |"
+        )
     return lines
 
 
@@ -358,6 +381,21 @@ def gpu_check_section(check: dict[str, Any]) -> list[str]:
             f"| {r['size']} | {r['accumulation_steps']} | {r['peak_activation_bytes']:,} | {r['ratio']:.3f} | "
             f"{r['ideal']:.3f} |"
         )
+    lines += [
+        "",
+        "Lab against a hand-written accumulation loop (`bench/bare_loop.py`) on the same guides-lm model, data "
+        "and windows, steady tokens/s from the second step on (the lab's first step also computes the full-batch "
+        "reference gradient and measures activation memory, on purpose), rounds interleaved:",
+        "",
+        "| Size | Precision | Lab tokens/s | Bare tokens/s | Lab / bare | Aim |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in sections["bare_loop"]["rows"]:
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}"
+        lines.append(
+            f"| {r['size']} | {r['precision']} | {statistics.median(r['lab_tokens_per_second']):,.0f} | "
+            f"{statistics.median(r['bare_tokens_per_second']):,.0f} | {ratio} | {r['aim']:g} |"
+        )
     failed = [name for name, section in sections.items() if section["error"]]
     lines += ["", f"Sections that failed: {', '.join(failed) or 'none'}.", ""]
     return lines
@@ -389,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *trainer_section(results["trainer"]),
         *trainer_section(results["trainer_lm"]),
+        *trainer_section(results["trainer_guides_lm"]),
         *data_parallel_section(results["data_parallel"]),
         *gpu_check_section(results["gpu_check"]),
     ]
