@@ -6,7 +6,8 @@ guide's quiz again and again; each answer is posted as htmx does (HX-Request, X-
 graded by the server, which answers with the question's card and the progress line. Right
 before or after each answer (alternately) the same client fetches the minimal view `/ping`.
 Both are timed from connecting to reading the whole answer; the medians and their ratio are
-reported.
+reported, with the web server's CPU time per request (its processes' user + system time from /proc
+around each request: it counts the work, not the waiting for a core of a busy machine).
 
     .venv/bin/python bench/quiz_roundtrip.py [--answers 100] [--json out.json]
 """
@@ -24,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
 
-from harness import Browser, Site, machine_description, running_site  # noqa: E402
+from harness import Browser, Site, cpu_seconds, machine_description, running_site  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,6 +63,7 @@ def measure(site: Site, answers: int) -> dict[str, list[float]]:
     for _ in range(20):  # warm-up: both workers loaded
         browser.get("/ping")
     timings: dict[str, list[float]] = {"answer": [], "ping": []}
+    cpu = {"answer": 0.0, "ping": 0.0}  # the web server's CPU seconds, summed (/proc counts in ticks)
     while len(timings["answer"]) < answers:
         attempt = start_attempt(browser, site)
         for number in range(1, attempt.total + 1):
@@ -71,7 +73,9 @@ def measure(site: Site, answers: int) -> dict[str, list[float]]:
             form = correct_form(attempt, number)
             order = ("ping", "answer") if len(timings["answer"]) % 2 == 0 else ("answer", "ping")  # alternate
             for name in order:
+                before = cpu_seconds(site.web_pid)
                 reply = browser.get("/ping") if name == "ping" else browser.post_form(path, form, HTMX)
+                cpu[name] += cpu_seconds(site.web_pid) - before
                 if reply.status != 200:
                     raise RuntimeError(f"{name} answered {reply.status}: {reply.body[:300]!r}")
                 timings[name].append(reply.seconds * 1000)
@@ -79,6 +83,7 @@ def measure(site: Site, answers: int) -> dict[str, list[float]]:
             f"/en/quizzes/{attempt.quiz.slug}/attempts/{attempt.key}/finish/",
             {"csrfmiddlewaretoken": browser.cookies["csrftoken"]},
         )
+    timings["cpu_ms_per_request"] = {name: cpu[name] * 1000 / answers for name in cpu}
     return timings
 
 
@@ -98,6 +103,8 @@ def summarize(timings: dict[str, list[float]]) -> dict[str, Any]:
         "ping_p90_ms": quantile(ping, 90),
         "ratio_answer_to_ping": statistics.median(answer) / statistics.median(ping),
         "median_paired_ratio": statistics.median(a / p for a, p in zip(answer, ping, strict=True)),
+        "answer_server_cpu_ms": timings["cpu_ms_per_request"]["answer"],
+        "ping_server_cpu_ms": timings["cpu_ms_per_request"]["ping"],
     }
 
 
@@ -113,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  ratio answer / ping (medians) {summary['ratio_answer_to_ping']:.2f}; "
         f"median of paired ratios {summary['median_paired_ratio']:.2f}"
+    )
+    print(
+        f"  web server CPU per request: answer {summary['answer_server_cpu_ms']:.2f} ms, "
+        f"/ping {summary['ping_server_cpu_ms']:.2f} ms"
     )
     if args.json:
         args.json.write_text(

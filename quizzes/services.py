@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Guide
 
-from . import formulas, grading, rows
+from . import formulas, grading
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Question, Quiz
 
@@ -221,14 +221,11 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
         raise InvalidAnswer(str(exc)) from None
     try:
         with transaction.atomic():
-            # One plain INSERT (quizzes/rows.py): create()'s save machinery cost more than the query.
-            return rows.insert_answer(
-                Answer(
-                    attempt=attempt,
-                    question=question,
-                    response=response,
-                    is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
-                )
+            return Answer.objects.create(
+                attempt=attempt,
+                question=question,
+                response=response,
+                is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
             )
     except IntegrityError:  # answered before (the constraint checks it, no query first): the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None
