@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ from labs.training.config import RunConfig
 from labs.training.data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
 from labs.training.loop import loss_sum, make_optimizer, validation_batches
 from labs.training.models import build_model
+from labs.training.precision import matmul_precision
 from labs.training.sizes import SIZES
 
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -83,18 +83,6 @@ def _micro(s: _Setup, config: RunConfig, step: int, j: int) -> tuple[torch.Tenso
     return s.x[index, :width], s.y[index, :width]
 
 
-@contextlib.contextmanager
-def _tf32(precision: str) -> Iterator[None]:
-    """float32 means float32 (TF32 off), as in the lab; tf32 turns it on."""
-    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
-    saved = matmul.allow_tf32, cudnn.allow_tf32
-    matmul.allow_tf32 = cudnn.allow_tf32 = precision == "tf32"
-    try:
-        yield
-    finally:
-        matmul.allow_tf32, cudnn.allow_tf32 = saved
-
-
 def _record(run: LoopRun, s: _Setup, config: RunConfig, step: int, loss: float, start: float) -> None:
     run.losses.append(loss)
     run.seconds.append(time.perf_counter() - start)
@@ -113,7 +101,7 @@ def bare_run(config: RunConfig, device: torch.device, *, text_dir: Any = None) -
     dtype = AUTOCAST.get(config.precision)
     scaler = torch.amp.GradScaler(device.type) if config.precision == "fp16" else None
     run = LoopRun(model=s.model)
-    with _tf32(config.precision):
+    with matmul_precision(config.precision):  # float32 means float32, as in the lab
         start = time.perf_counter()
         for step in range(config.steps):
             optimizer.zero_grad(set_to_none=True)
@@ -149,7 +137,7 @@ def accelerate_run(config: RunConfig, device: torch.device, *, text_dir: Any = N
     accelerator = Accelerator(gradient_accumulation_steps=n, cpu=device.type == "cpu", mixed_precision="no")
     model, optimizer = accelerator.prepare(s.model, make_optimizer(config, s.model))
     run = LoopRun(model=accelerator.unwrap_model(model))
-    with _tf32(config.precision):
+    with matmul_precision(config.precision):  # float32 means float32, as in the lab
         start = time.perf_counter()
         for step in range(config.steps):
             total = None

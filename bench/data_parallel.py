@@ -48,6 +48,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from labs.training.config import RunConfig
 from labs.training.data import load_task_data, sample_windows
+from labs.training.data_parallel import stop_processes
 from labs.training.loop import loss_sum, make_optimizer, run_experiment, validation_batches
 from labs.training.models import build_model
 from labs.training.results import RunResult
@@ -188,7 +189,7 @@ def bare_run(config: RunConfig) -> list[float]:
             process.start()
         return wait_for_curve(ranks, messages)
     finally:
-        stop(ranks)
+        stop_processes(ranks)
         messages.cancel_join_thread()
         messages.close()
 
@@ -228,19 +229,6 @@ def read(message: tuple, ranks: list) -> list[float]:
 
 def exit_reason(code: int) -> str:
     return f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
-
-
-def stop(ranks: list) -> None:
-    for process in ranks:
-        if process.is_alive():
-            process.terminate()
-    for process in ranks:
-        if process.pid is None:
-            continue  # never started
-        process.join(5)
-        if process.is_alive():
-            process.kill()
-            process.join()
 
 
 def lab_run(config: RunConfig) -> RunResult:

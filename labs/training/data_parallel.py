@@ -99,7 +99,7 @@ def run_data_parallel(
                 process.start()
         return _supervise(processes, messages, stop, on_progress, should_stop, timeout_seconds, config, dtype)
     finally:
-        _tear_down(processes)
+        stop_processes(processes)
         messages.cancel_join_thread()
         messages.close()
 
@@ -209,7 +209,7 @@ def _rebuild(values: dict[str, Any], model_bytes: bytes | None, config: RunConfi
     return RunResult(**values, model=model)
 
 
-def _tear_down(processes: list) -> None:
+def stop_processes(processes: list) -> None:
     for process in processes:
         if process.is_alive():
             process.terminate()
