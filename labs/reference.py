@@ -26,7 +26,7 @@ from labs.training.config import validate_config
 
 from .models import LabRun
 from .presets import PRESETS, Preset
-from .services import copy_result, finished_originals, lab_run_enqueue, run_fingerprint
+from .services import finished_originals, lab_run_store, run_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +101,7 @@ def reference_sweep_submit(*, preset: Preset) -> list[LabRun]:
             code_version=training_config.CODE_VERSION,
             total_steps=config.steps,
         )
-        source = finished.get(fp)
-        if source is not None:
-            copy_result(run, source)
-        run.save()
-        if source is None:
-            transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=True))
-        runs.append(run)
+        runs.append(lab_run_store(run, finished, low_priority=True))
     if all(run.status == LabRun.Status.SUCCEEDED for run in runs):
         transaction.on_commit(reference_results_changed)
     return runs

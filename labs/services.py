@@ -78,14 +78,20 @@ def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -
             code_version=CODE_VERSION,
             total_steps=config.steps,
         )
-        source = finished.get(fp)
-        if source is not None:
-            copy_result(run, source)
-        run.save()
-        if source is None:
-            transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk))
-        runs.append(run)
+        runs.append(lab_run_store(run, finished))
     return runs
+
+
+def lab_run_store(run: LabRun, finished: dict[str, LabRun], *, low_priority: bool = False) -> LabRun:
+    """Saves a new run: with its finished twin's result when `finished` has one for its
+    fingerprint, else queued and handed to the broker once the transaction commits."""
+    source = finished.get(run.fingerprint)
+    if source is not None:
+        copy_result(run, source)
+    run.save()
+    if source is None:
+        transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=low_priority))
+    return run
 
 
 def run_fingerprint(config: RunConfig) -> str:
