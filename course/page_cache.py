@@ -93,7 +93,7 @@ def forget_page(viewname: str, *args) -> None:
     keys = []
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
-            keys.append(PAGE_KEY.format(path=reverse(viewname, args=args)))
+            keys.append(page_key(reverse(viewname, args=args)))
 
     def forget() -> None:
         for key in keys:
@@ -135,13 +135,21 @@ def _is_personal(request: HttpRequest) -> bool:
     return any(name in request.COOKIES for name in PERSONAL_COOKIES)
 
 
+def page_key(path: str) -> str:
+    """The cache key of the page at `path`; a long path (e.g. a made-up certificate ID) by its
+    digest, as cache keys stay under 250 characters (Django warns about longer ones)."""
+    if len(path) > 200:
+        path = "sha256:" + hashlib.sha256(path.encode()).hexdigest()
+    return PAGE_KEY.format(path=path)
+
+
 def _page_key(request: HttpRequest) -> str | None:
     """The cache key for this request, or None when its page may be the visitor's own."""
     if request.method != "GET" or request.META.get("QUERY_STRING"):
         return None  # a query string never reaches the cache, so nobody can fill it with made-up URLs
     if not request.path.startswith(LANGUAGE_PREFIXES) or _is_personal(request):
         return None
-    return PAGE_KEY.format(path=request.path)
+    return page_key(request.path)
 
 
 def forget_reused_pages() -> None:
