@@ -82,7 +82,9 @@ class WorkerProcess:
         self.log_path, self.env, self.name = log_path, env, name
         self.process: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 60) -> "WorkerProcess":
+    def start(self, timeout: float = 120) -> "WorkerProcess":
+        """Returns once the worker consumes and its pool child has loaded torch (labs.pool_child):
+        a test that starts two workers then knows both take runs, whatever the machine's speed."""
         command = [
             sys.executable,
             "-m",
@@ -104,6 +106,7 @@ class WorkerProcess:
             "--without-mingle",
         ]
         self.log = open(self.log_path, "ab")
+        began = self.log.tell()  # a worker started again appends to the same log
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -111,7 +114,8 @@ class WorkerProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker exited early:\n{self.log_path.read_text()[-3000:]}")
-            if b"ready." in self.log_path.read_bytes():
+            log = self.log_path.read_bytes()[began:]
+            if b"ready." in log and b"ready to train" in log:
                 return self
             time.sleep(0.2)
         raise RuntimeError(f"worker not ready after {timeout}s:\n{self.log_path.read_text()[-3000:]}")
