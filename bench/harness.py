@@ -60,6 +60,16 @@ class Site:
     web_pid: int  # the gunicorn master
     processes: _Processes = field(repr=False)
 
+    def use_database(self) -> None:
+        """Django in this process, on the copy's database and settings, as its web server runs:
+        the caller's own DATABASE_URL and the like (e.g. the test suite's PostgreSQL) are dropped."""
+        for name in _FOREIGN:
+            os.environ.pop(name, None)
+        os.environ.update(self.env)
+        import django
+
+        django.setup()
+
     def start_worker(self, *, beat: bool = True) -> subprocess.Popen:
         """`celery -A config worker -Q gpu --concurrency 1`, with beat embedded (the run command runs it apart)."""
         command = [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", "gpu", "--concurrency", "1"]

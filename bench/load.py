@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -75,10 +74,7 @@ def targets(site: Site) -> dict[str, str]:
 
 def learner_cookie(site: Site) -> str:
     """A session of the seeded learner, made in the copy's database as signing in would."""
-    os.environ.update(site.env)
-    import django
-
-    django.setup()
+    site.use_database()
     from django.contrib.auth import get_user_model
     from django.test import Client
 

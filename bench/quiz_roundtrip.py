@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -37,10 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def use_site_database(site: Site) -> None:
     """This process reads the copy's database (to know the right answers), as its web server does."""
-    os.environ.update(site.env)
-    import django
-
-    django.setup()
+    site.use_database()
 
 
 def start_attempt(browser: Browser, site: Site):
