@@ -15,6 +15,7 @@ import http.cookies
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -78,8 +79,14 @@ class Site:
             command += ["--beat", "--schedule", str(self.state_dir / "celerybeat-schedule")]
         log = self.state_dir / "worker.log"
         process = self.processes.start(command, self.env, log)
-        wait_until(lambda: b"ready." in log.read_bytes(), 90, "the Celery worker", process, log)
+        # Ready once its pool child has loaded PyTorch and trained its warm-up step (labs.pool_child).
+        wait_until(lambda: b"ready to train" in log.read_bytes(), 180, "the Celery worker's pool child", process, log)
         return process
+
+    def worker_warm_up_seconds(self) -> float | None:
+        """How long the worker's pool child took to load PyTorch and warm up, from its log line."""
+        found = re.search(rb"warmed up in ([0-9.]+) s", (self.state_dir / "worker.log").read_bytes())
+        return float(found.group(1)) if found else None
 
 
 class _Processes:
