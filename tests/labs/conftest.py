@@ -1,8 +1,11 @@
 """Lab fixtures: runs in every state, made through the real services where it matters."""
 
 import pytest
+import redis
+from django.conf import settings
 from django.utils import timezone
 
+from labs import devices
 from labs.models import LabRun
 from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
 
@@ -128,3 +131,20 @@ def reference_sweep(db):
         return runs
 
     return factory
+
+
+@pytest.fixture
+def empty_broker():
+    """Messages that earlier tests left in the broker name run ids this test's database reuses:
+    a worker taking one would train the wrong run. Empties every lab queue (the size queues and
+    kombu's per-priority lists too) before and after; yields the broker's Redis client."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def empty() -> None:
+        for name in (devices.CPU_QUEUE, devices.CUDA_QUEUE):
+            for key in client.scan_iter(match=name + "*"):
+                client.delete(key)
+
+    empty()
+    yield client
+    empty()

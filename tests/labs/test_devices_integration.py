@@ -1,48 +1,20 @@
 """Real workers and the two queues: a CPU worker publishes what it is, trains tiny runs and never
 takes a run that needs a GPU; a worker that says it has a GPU consumes the `cuda` queue too."""
 
-import time
-
 import pytest
-import redis
-from django.conf import settings
 
-from labs import devices, queue, services
+from labs import queue, services
 from labs.execution import ERROR_NEEDS_GPU
 from labs.models import LabRun
 from labs.training.config import RunConfig
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def empty_broker():
-    """Messages that earlier tests left in the broker name run ids this test's database reuses:
-    a worker taking one would train the wrong run. Empty both queues before and after."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-
-    def empty() -> None:
-        for name in (devices.CPU_QUEUE, devices.CUDA_QUEUE):
-            for key in client.scan_iter(match=name + "*"):  # with kombu's per-priority lists
-                client.delete(key)
-
-    empty()
-    yield
-    empty()
-
-
-def _wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 def _published(prefix: str) -> queue.Worker:
     found = lambda: [w for w in queue.published_workers() if w.name.startswith(prefix)]  # noqa: E731
-    return _wait_for(found, 60, f"the heartbeat of {prefix}")[0]
+    return wait_for(found, 60, f"the heartbeat of {prefix}")[0]
 
 
 def _gpu_run(tiny_config) -> RunConfig:
@@ -59,7 +31,7 @@ def test_a_cpu_worker_trains_a_tiny_run_and_leaves_a_gpu_run_to_a_gpu_worker(
     # The GPU run is sent first: on one shared queue the worker would take it before the tiny one.
     gpu_run = services.lab_run_submit(user=learner, config=_gpu_run(tiny_config))
     tiny_run = services.lab_run_submit(user=learner, config=tiny_config(steps=2))
-    _wait_for(lambda: LabRun.objects.filter(pk=tiny_run.pk, status="succeeded").exists(), 120, "the tiny run")
+    wait_for(lambda: LabRun.objects.filter(pk=tiny_run.pk, status="succeeded").exists(), 120, "the tiny run")
     gpu_run.refresh_from_db()
     assert (gpu_run.status, gpu_run.worker, gpu_run.attempts) == ("queued", "", 0)
     assert gpu_run.enqueued_at is not None  # in the broker's `cuda` list, where no CPU worker looks
@@ -72,6 +44,6 @@ def test_a_worker_that_says_it_has_a_gpu_consumes_the_cuda_queue(make_worker, le
     make_worker("says-gpu", LAB_WORKER_DEVICE="NVIDIA H200").start()
     worker = _published("says-gpu@")
     assert (worker.device_class, worker.sizes) == ("cuda", ("tiny", "small", "medium"))
-    _wait_for(lambda: LabRun.objects.filter(pk=gpu_run.pk, status="failed").exists(), 120, "the GPU run")
+    wait_for(lambda: LabRun.objects.filter(pk=gpu_run.pk, status="failed").exists(), 120, "the GPU run")
     gpu_run.refresh_from_db()
     assert gpu_run.error == ERROR_NEEDS_GPU and gpu_run.worker.startswith("says-gpu@")

@@ -1,21 +1,11 @@
 """A real worker publishes itself while it runs and disappears when it stops."""
 
-import time
-
 import pytest
 
 from labs import queue
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
-
-
-def _wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def _names() -> list[str]:
@@ -25,17 +15,17 @@ def _names() -> list[str]:
 def test_a_worker_is_connected_while_it_runs_and_gone_after_it_stops(make_worker):
     # A TTL longer than the test: only the worker's own withdrawal on shutdown can remove it.
     worker = make_worker("queue-a", LAB_WORKER_DEVICE="NVIDIA H200", LAB_WORKER_TTL="600").start()
-    name = _wait_for(lambda: [n for n in _names() if n.startswith("queue-a@")], 30, "the heartbeat")[0]
+    name = wait_for(lambda: [n for n in _names() if n.startswith("queue-a@")], 30, "the heartbeat")[0]
     assert [w.device for w in queue.connected_workers() if w.name == name] == ["NVIDIA H200"]
     worker.stop()
-    _wait_for(lambda: name not in _names(), 30, "the worker to withdraw")
+    wait_for(lambda: name not in _names(), 30, "the worker to withdraw")
 
 
 def test_a_worker_killed_outright_disappears_when_its_heartbeat_expires(make_worker):
     worker = make_worker("queue-b", LAB_WORKER_TTL="2").start()
-    _wait_for(lambda: any(n.startswith("queue-b@") for n in _names()), 30, "the heartbeat")
+    wait_for(lambda: any(n.startswith("queue-b@") for n in _names()), 30, "the heartbeat")
     worker.kill_hard()
-    _wait_for(lambda: not any(n.startswith("queue-b@") for n in _names()), 30, "the key to expire")
+    wait_for(lambda: not any(n.startswith("queue-b@") for n in _names()), 30, "the key to expire")
 
 
 def test_a_worker_shows_the_run_it_trains_and_the_run_behind_it_waits_first_in_line(
@@ -48,12 +38,12 @@ def test_a_worker_shows_the_run_it_trains_and_the_run_behind_it_waits_first_in_l
     make_worker("queue-c", LAB_PAUSE_AT_STEP="1", LAB_PAUSE_RELEASE_FILE=str(release)).start()
     first = services.lab_run_submit(user=learner, config=tiny_config(steps=3, seed=1))
     second = services.lab_run_submit(user=learner, config=tiny_config(steps=3, seed=2))
-    worker = _wait_for(
+    worker = wait_for(
         lambda: [w for w in queue.connected_workers() if w.running == first.pk], 60, "the worker to hold run 1"
     )[0]
     assert worker.name.startswith("queue-c@")
     second.refresh_from_db()
     assert queue.run_queue(second)["position"] == 1 and queue.run_queue(second)["workers_connected"] == 1
     release.touch()
-    _wait_for(lambda: LabRun.objects.filter(pk=second.pk, status="succeeded").exists(), 120, "both runs to finish")
+    wait_for(lambda: LabRun.objects.filter(pk=second.pk, status="succeeded").exists(), 120, "both runs to finish")
     assert queue.queue_state().waiting == 0

@@ -3,15 +3,13 @@ does), and a worker whose GPU cannot hold a size neither consumes its queue nor 
 
 import json
 import re
-import time
 
 import pytest
-import redis
-from django.conf import settings
 
-from labs import devices, queue, services
+from labs import queue, services
 from labs.models import LabRun
 from labs.routing import ERROR_NO_WORKER_HOLDS_SIZE
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 READY = re.compile(
@@ -20,36 +18,12 @@ READY = re.compile(
 )
 
 
-@pytest.fixture
-def empty_broker():
-    """Earlier tests' messages name run ids this test's database reuses: empty every lab queue."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-
-    def empty() -> None:
-        for name in (devices.CPU_QUEUE, devices.CUDA_QUEUE):
-            for key in client.scan_iter(match=name + "*"):  # the size queues and kombu's priority lists
-                client.delete(key)
-
-    empty()
-    yield client
-    empty()
-
-
-def _wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 def test_the_pool_child_has_torch_before_its_first_run_and_the_main_process_never_loads_it(
     make_worker, learner, tiny_config, empty_broker
 ):
     worker = make_worker("warm", LAB_WORKER_DEVICE="cpu").start()
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=2))
-    _wait_for(lambda: LabRun.objects.filter(pk=run.pk, status="succeeded").exists(), 120, "the run")
+    wait_for(lambda: LabRun.objects.filter(pk=run.pk, status="succeeded").exists(), 120, "the run")
     log = worker.log_path.read_text()
     ready, claimed = READY.search(log), log.find(f"lab run {run.pk} claimed by warm@")
     assert ready is not None, log[-3000:]
@@ -65,13 +39,13 @@ def test_a_gpu_too_small_for_a_size_skips_its_queue_and_fails_a_run_sent_to_it_a
 ):
     # A worker that says it has a 512 MiB GPU: it holds `small`, not `medium` (labs.training.sizes).
     worker = make_worker("small-gpu", LAB_WORKER_DEVICE="NVIDIA test GPU", LAB_WORKER_MEMORY_MIB="512").start()
-    published = _wait_for(lambda: queue.published_workers(), 60, "the worker's heartbeat")[0]
+    published = wait_for(lambda: queue.published_workers(), 60, "the worker's heartbeat")[0]
     assert (published.sizes, published.memory_bytes) == (("tiny", "small"), 512 * 2**20)
     medium = tiny_config(steps=2).replace(task="guides-lm", norm="layer", size="medium")
     routed = services.lab_run_submit(user=learner, config=medium)  # to `cuda.medium`
     misrouted = services.lab_run_submit(user=learner, config=medium.replace(seed=1))  # also, and then:
     services.celery_app.send_task(services.EXECUTE_RUN, args=[misrouted.pk], queue="cuda.small")
-    _wait_for(lambda: LabRun.objects.filter(pk=misrouted.pk, status="failed").exists(), 120, "the misrouted run")
+    wait_for(lambda: LabRun.objects.filter(pk=misrouted.pk, status="failed").exists(), 120, "the misrouted run")
     misrouted.refresh_from_db()
     assert (misrouted.error, misrouted.attempts, misrouted.worker) == (ERROR_NO_WORKER_HOLDS_SIZE, 0, "")
     # The routed run waits in the queue of its size, which this worker does not consume.
