@@ -26,6 +26,7 @@ import requests
 from supervisor.xmlrpc import SupervisorTransport
 
 from accounts.models import ApiToken
+from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "config" / "supervisord-with-redis.conf"
@@ -53,15 +54,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_for(check, timeout: float, what: str, every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 class RunCommand:

@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from labs.models import LabRun
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -31,15 +32,6 @@ SMALL = {  # well under a second of training once torch is loaded
     "steps": 12,
     "seed": 1,
 }
-
-
-def wait_for(check, timeout: float, what: str, every: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def submitted(response: requests.Response) -> int:
