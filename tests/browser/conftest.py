@@ -79,7 +79,9 @@ def screenshot():
     def save(page, name: str, full_page: bool = False) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=full_page)
+        # A bound, not a timing: a full-page shot of a long guide took over 20 s (the journey's
+        # default) on a 2-core machine with both cores busy; the screenshot is an artifact.
+        page.screenshot(path=str(path), full_page=full_page, timeout=180_000)
         return path
 
     return save
