@@ -1,9 +1,11 @@
 """Every code block marked runnable in a guide runs on the CPU, in every language, so examples never rot."""
 
 import io
+import json
 import subprocess
 import sys
 import tokenize
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -11,6 +13,7 @@ from django.conf import settings
 from course.content import guide_folders, load_guide_file, runnable_blocks
 
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
+RUNNER = Path(__file__).resolve().parent / "block_runner.py"
 
 
 def _code_tokens(code: str) -> list[str]:
@@ -48,15 +51,46 @@ def test_runnable_code_is_the_same_in_every_language():
             assert _code_tokens(en_block) == _code_tokens(hi_block) == _code_tokens(fr_block), folder.name
 
 
-@pytest.mark.parametrize("code", BLOCKS)
-def test_runnable_block_executes(code, tmp_path):
-    script = tmp_path / "block.py"
-    script.write_text(code, encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+@pytest.fixture(scope="module")
+def block_results(tmp_path_factory):
+    """Every block run once, as `python block.py` in a clean environment, by tests/course/block_runner.py
+    (one process per block, forked after the blocks' imports so PyTorch is imported once)."""
+    folder = tmp_path_factory.mktemp("blocks")
+    paths = {}
+    for param in BLOCKS:
+        paths[param.id] = folder / f"{param.id}.py"
+        paths[param.id].write_text(param.values[0], encoding="utf-8")
+    results = folder / "results.json"
+    subprocess.run(
+        [sys.executable, str(RUNNER), str(results), *map(str, paths.values())],
+        check=True,
+        timeout=120 * len(paths),
         env={"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"},
     )
-    assert result.returncode == 0, result.stderr[-2000:]
+    by_path = json.loads(results.read_text(encoding="utf-8"))
+    return {block_id: by_path[str(path)] for block_id, path in paths.items()}
+
+
+@pytest.mark.parametrize("code", BLOCKS)
+def test_runnable_block_executes(code, block_results, request):
+    result = block_results[request.node.callspec.id]
+    assert result["returncode"] == 0, result["output"]
+
+
+def test_the_block_runner_reports_failures_and_starts_every_block_afresh(tmp_path):
+    blocks = {
+        "changes_state.py": "import torch\ntorch.set_default_dtype(torch.float64)\nprint('float64 now')\n",
+        "sees_fresh_state.py": "import torch\nassert torch.get_default_dtype() == torch.float32, 'state leaked'\n",
+        "raises.py": "import torch\nraise ValueError('a broken example')\n",
+        "exits.py": "import sys\nsys.exit(3)\n",
+    }
+    for name, code in blocks.items():
+        (tmp_path / name).write_text(code, encoding="utf-8")
+    results = tmp_path / "results.json"
+    paths = [str(tmp_path / name) for name in blocks]
+    subprocess.run([sys.executable, str(RUNNER), str(results), *paths], check=True, timeout=300)
+    found = {Path(path).name: result for path, result in json.loads(results.read_text()).items()}
+    assert found["changes_state.py"] == {"returncode": 0, "output": "float64 now\n"}
+    assert found["sees_fresh_state.py"]["returncode"] == 0, found["sees_fresh_state.py"]["output"]
+    assert found["raises.py"]["returncode"] == 1 and "ValueError: a broken example" in found["raises.py"]["output"]
+    assert found["exits.py"]["returncode"] == 3
