@@ -21,7 +21,9 @@ PAGES = (
     "certificate page",
 )
 
-pytestmark = pytest.mark.integration
+# The copy of the site keeps its own SQLite database whatever DATABASE_URL says: on PostgreSQL it
+# would only run the same test again.
+pytestmark = [pytest.mark.integration, pytest.mark.own_database]
 
 
 @pytest.mark.parametrize("visitors", ["first-time", "signed-in"])
