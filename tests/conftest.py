@@ -1,5 +1,6 @@
 """Shared fixtures: real Redis, a real Celery worker process, real objects."""
 
+import copy
 import os
 import signal
 import subprocess
@@ -23,6 +24,27 @@ def redis_server_available():
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
         pytest.exit(f"Redis at {settings.REDIS_URL} is not reachable ({exc}); run the suite with bin/test", 2)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def guide_text_rendered_once():
+    """Every test that loads the content (synced_content) renders the 21 guide pages again, about
+    2.5 s of CPU each time, and the same text always renders to the same page: the session keeps
+    what the real renderer made for each text and glossary, and hands out copies."""
+    from course import services
+
+    render_markdown = services.render_markdown
+    rendered = {}
+
+    def render_once(source, glosses=None):
+        key = (source, repr(glosses))
+        if key not in rendered:
+            rendered[key] = render_markdown(source, glosses)
+        return copy.deepcopy(rendered[key])
+
+    services.render_markdown = render_once
+    yield
+    services.render_markdown = render_markdown
 
 
 @pytest.fixture(autouse=True)
