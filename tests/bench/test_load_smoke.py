@@ -31,7 +31,7 @@ def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path, visi
     if shutil.which("wrk") is None:
         pytest.fail("wrk is not installed; bin/setup --test installs it (Debian package wrk)")
     out = tmp_path / "load.json"
-    command = [sys.executable, "bench/load.py", "--duration", "2", "--rounds", "2", "--connections", "4"]
+    command = [sys.executable, "bench/load.py", "--duration", "1", "--rounds", "1", "--connections", "4"]
     command += ["--json", str(out), *(["--signed-in"] if visitors == "signed-in" else [])]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=420)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
