@@ -234,8 +234,8 @@ def quiz_section(quiz: dict[str, Any]) -> list[str]:
         f"Ratio answer / minimal view: {q['ratio_answer_to_ping']:.1f} (median of paired ratios "
         f"{q['median_paired_ratio']:.1f}); the aim is at most {ANSWER_AIM:g}, which this "
         f"{'meets' if q['ratio_answer_to_ping'] <= ANSWER_AIM else 'misses'}. The web server's CPU per request, "
-        f"which the machine's load moves less: answer {q['answer_server_cpu_ms']:.2f} ms, minimal view "
-        f"{q['ping_server_cpu_ms']:.2f} ms.",
+        f"which the machine's load moves less, over a block of {q['answers']} requests of each kind after the "
+        f"timed pairs: answer {q['answer_server_cpu_ms']:.2f} ms, minimal view {q['ping_server_cpu_ms']:.2f} ms.",
         "",
         *ANSWER_NOTE,
         "",
