@@ -83,7 +83,9 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     guide = narrate(language)
     settings.LAB_PRESET_MAX_STEPS = 3  # two runs of three steps keep the sweep to seconds on a CPU
     page.set_default_timeout(20_000)
-    shot = lambda step: screenshot(page, f"journey-{language}-{step}", full_page=True)  # noqa: E731
+    # The whole page where what a step shows runs below the fold (answers, results); the visible part
+    # elsewhere: a full-page shot of a long guide alone costs several seconds of CPU.
+    shot = lambda step, full_page=False: screenshot(page, f"journey-{language}-{step}", full_page)  # noqa: E731
 
     # Land on / and pick the language.
     page.goto(f"{live_server.url}/")
@@ -125,7 +127,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     page.wait_for_url("**/attempts/**")
     quiz_attempt = Attempt.objects.get(quiz__slug=GUIDE)
     take_quiz(page, quiz_attempt, helpers, language, wrong_first=True)
-    shot("03-quiz-feedback")
+    shot("03-quiz-feedback", full_page=True)
     page.locator("main form[action$='/finish/'] button").click()
     page.wait_for_url("**/result/")
     expect(page.locator(".score .score-line")).to_contain_text(f"{quiz_attempt.total - 1}")
@@ -155,7 +157,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     exam_attempt = Attempt.objects.get(quiz__slug="final-exam")
     assert exam_attempt.language == language
     take_quiz(page, exam_attempt, helpers, language)
-    shot("07-exam-answered")
+    shot("07-exam-answered", full_page=True)
     page.locator("main form[action$='/finish/'] button").click()
     page.wait_for_url("**/result/")
     expect(page.locator(".feedback.score")).to_have_class(re.compile("correct"))
@@ -204,7 +206,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     assert {"queued", "succeeded"} <= set(seen)
     assert LabRun.objects.filter(user=learner, status="succeeded").count() == 2
     expect(results).not_to_have_attribute("data-hx-trigger", "every 1s")  # polling stops at the end
-    shot("11-lab-done")
+    shot("11-lab-done", full_page=True)
 
     # Compare the runs: both curves on the chart, the table beside it, a log scale on demand.
     canvas = page.locator("canvas[data-lab-chart]")
@@ -219,4 +221,4 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     )
     assert lengths == [3, 3]
     expect(results.locator("tbody tr")).to_have_count(2)
-    shot("12-compare")
+    shot("12-compare", full_page=True)
