@@ -72,8 +72,7 @@ def synthesize_chapters(texts: list[str], language: str, target: Path) -> list[f
         raise NarrationUnavailable("espeak-ng and opusenc are required to generate narration")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        waves = [_speak(text, language, Path(tmp) / f"part{i}") for i, text in enumerate(texts)]
-        marks, whole = _concatenate(waves, Path(tmp) / "speech.wav")
+        marks, whole = speak_chapters(texts, language, Path(tmp))
         partial = target.with_suffix(".part")
         subprocess.run(
             # Complexity 0 takes a third of the default's CPU (set-up narrates 21 pages, about 18
@@ -84,6 +83,13 @@ def synthesize_chapters(texts: list[str], language: str, target: Path) -> list[f
         )
         partial.replace(target)  # atomic: a half-written file is never served
     return marks
+
+
+def speak_chapters(texts: list[str], language: str, folder: Path) -> tuple[list[float], Path]:
+    """espeak-ng alone: each text in turn into one WAV file in `folder`; returns where each text
+    starts, in seconds, followed by the total, and the file. Encoding it is most of the CPU."""
+    waves = [_speak(text, language, folder / f"part{i}") for i, text in enumerate(texts)]
+    return _concatenate(waves, folder / "speech.wav")
 
 
 def _speak(text: str, language: str, stem: Path) -> Path:
