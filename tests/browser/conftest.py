@@ -36,18 +36,31 @@ class PageProblems:
 
     def __init__(self, page) -> None:
         self.items: list[str] = []
-        self.started: dict = {}  # request -> its number in the order requests started
-        self.last_page_load = -1  # the number of the latest request that loads a new page in the tab
+        # The tab's history as numbered events: each main-frame commit (a new document in the tab) and
+        # each start of a main-frame page load; each request remembers the commit it started after.
+        self.events = 0
+        self.last_commit = 0
+        self.last_page_load = 0
+        self.document_of: dict = {}
         page.on("console", lambda m: self.items.append(f"console: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.items.append(f"page error: {e}"))
+        page.on("framenavigated", self._committed)
         page.on("request", self._started)
         page.on("requestfailed", self._failed)
         page.on("response", lambda r: self.items.append(f"HTTP {r.status}: {r.url}") if r.status >= 500 else None)
 
+    def _next(self) -> int:
+        self.events += 1
+        return self.events
+
+    def _committed(self, frame) -> None:
+        if frame.parent_frame is None:
+            self.last_commit = self._next()
+
     def _started(self, request) -> None:
-        self.started[request] = len(self.started)
+        self.document_of[request] = self.last_commit
         if request.is_navigation_request() and request.frame.parent_frame is None:
-            self.last_page_load = self.started[request]
+            self.last_page_load = self._next()
 
     def _failed(self, request) -> None:
         if request.failure == "net::ERR_ABORTED" and self._cut_short(request):
@@ -58,9 +71,10 @@ class PageProblems:
         # A favicon, font or audio fetch still running when the test moves on to the next page is
         # cancelled by the browser (ERR_ABORTED); a missing file shows as a console error instead.
         passive = request.resource_type in ("image", "font", "media") or "favicon" in request.url
-        # So is an htmx poll sent just before the tab loaded another page: when that happens depends
-        # on the machine's speed, and the page that sent it is gone.
-        left_behind = self.started.get(request, len(self.started)) < self.last_page_load
+        # So is an htmx poll of a page the tab has started to leave: sent before the next page's load
+        # began, or after it began but before that page replaced this one (a slow server widens that
+        # gap). When that happens depends on the machine's speed, and the page that sent it is gone.
+        left_behind = self.last_page_load > self.document_of.get(request, self.last_commit)
         return passive or left_behind
 
 

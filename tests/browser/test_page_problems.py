@@ -12,27 +12,47 @@ from .conftest import PageProblems
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def holding_server():
-    """Answers every path with a small page, except /held-poll, which it answers only at teardown."""
-    release = threading.Event()
+class HoldingServer(ThreadingHTTPServer):
+    """Answers every path with a small page, except /held-poll, which it answers only at teardown,
+    /slow-page, which it answers when the test sets `page_released`, and /page-requested, which says
+    at once whether /slow-page has been asked for."""
+
+    def __init__(self):
+        self.released = threading.Event()
+        self.page_requested = threading.Event()
+        self.page_released = threading.Event()
+        super().__init__(("127.0.0.1", 0), self.Handler)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
+            if self.path == "/page-requested":
+                self.reply(b"yes" if self.server.page_requested.is_set() else b"no")
+                return
             if self.path == "/held-poll":
-                release.wait(60)
+                self.server.released.wait(60)
+            if self.path == "/slow-page":
+                self.server.page_requested.set()
+                self.server.page_released.wait(60)
+            self.reply(b"<!doctype html><title>page</title><p>page</p>")
+
+        def reply(self, body: bytes) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.end_headers()
-            self.wfile.write(b"<!doctype html><title>page</title><p>page</p>")
+            self.wfile.write(body)
 
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+@pytest.fixture
+def holding_server():
+    server = HoldingServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    release.set()
+    server.url = f"http://127.0.0.1:{server.server_port}"
+    yield server
+    server.released.set()
+    server.page_released.set()
     server.shutdown()
     server.server_close()
 
@@ -42,7 +62,7 @@ def watched(browser, holding_server):
     context = browser.new_context()
     page = context.new_page()
     problems = PageProblems(page)
-    page.goto(f"{holding_server}/")
+    page.goto(f"{holding_server.url}/")
     yield page, problems
     context.close()
 
@@ -60,6 +80,27 @@ def test_a_poll_cut_short_by_loading_another_page_is_not_a_problem(watched, hold
     with page.expect_request("**/held-poll"):
         page.evaluate("() => { fetch('/held-poll').catch(() => null); }")  # not awaited: it is still waiting
     with page.expect_event("requestfailed") as failed:
-        page.goto(f"{holding_server}/other")
+        page.goto(f"{holding_server.url}/other")
+    assert failed.value.url.endswith("/held-poll") and failed.value.failure == "net::ERR_ABORTED"
+    assert problems.items == []
+
+
+def test_a_poll_sent_while_the_next_page_loads_is_not_a_problem(watched, holding_server):
+    page, problems = watched
+    # The old page starts loading the next one, waits until the server has its request, then polls.
+    sent_after_the_load_began = """() => {
+        location.href = '/slow-page';
+        (async () => {
+            while ((await (await fetch('/page-requested')).text()) !== 'yes') {
+                await new Promise(resolve => setTimeout(resolve, 20));
+            }
+            fetch('/held-poll').catch(() => null);
+        })();
+    }"""
+    with page.expect_request("**/held-poll"):
+        page.evaluate(sent_after_the_load_began)
+    with page.expect_event("requestfailed") as failed:
+        holding_server.page_released.set()  # the next page replaces the old one, cutting the poll short
+        page.wait_for_url("**/slow-page")
     assert failed.value.url.endswith("/held-poll") and failed.value.failure == "net::ERR_ABORTED"
     assert problems.items == []
