@@ -1,19 +1,20 @@
-"""The answer's hot path in plain SQL: the attempt read with its quiz.
+"""The answer's hot path in plain SQL: the attempt read with its quiz, and the answer's insert.
 
-Every htmx answer reads its attempt. Profiled, the ORM built that statement for about ten times what the
-database took to run it (bench/report.py's ANSWER_NOTE). The statement is written here once per
-database connection alias; every value still goes through its conversions (the database backend's and
-the field's, as the ORM applies them), so SQLite and PostgreSQL give exactly what the ORM would, and
-the instances are the ORM's own (Model.from_db). The insert stays the ORM's: measured, a plain INSERT
-saved about 0.02 ms, within the noise.
+Every htmx answer reads its attempt and stores one Answer. Profiled, the ORM built the SELECT for about
+ten times what the database took to run it, and `Answer.objects.create` cost about 0.15 ms more than the
+same INSERT sent through the same connection (0.31 against 0.17 ms with its transaction, measured with
+timeit on a copy of the site, 2026-12-02; bench/report.py's ANSWER_NOTE). Each statement is written here
+once per database connection alias; every value still goes through its conversions (the database
+backend's and the field's, as the ORM applies them), so SQLite and PostgreSQL store and give exactly
+what the ORM would, and the instances are the ORM's own.
 """
 
 from functools import cache
 
-from django.db import connections, router
+from django.db import connections, router, transaction
 from django.db.models import Field, Model
 
-from .models import Attempt, Quiz
+from .models import Answer, Attempt, Quiz
 
 
 def _converters(connection, model: type[Model], field: Field) -> list:
@@ -63,3 +64,37 @@ def attempt_with_quiz(key: str) -> Attempt | None:
     quiz = Quiz.from_db(alias, None, _convert(connection, row[split:], quiz_columns))
     Attempt._meta.get_field("quiz").set_cached_value(attempt, quiz)
     return attempt
+
+
+@cache
+def _answer_insert(alias: str) -> tuple[str, list[Field], bool]:
+    connection = connections[alias]
+    qn = connection.ops.quote_name
+    fields = [f for f in Answer._meta.local_concrete_fields if f is not Answer._meta.pk]
+    returning = connection.features.can_return_columns_from_insert
+    sql = (
+        f"INSERT INTO {qn(Answer._meta.db_table)} ({', '.join(qn(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    if returning:
+        sql += f" RETURNING {qn(Answer._meta.pk.column)}"
+    return sql, fields, returning
+
+
+def insert_answer(*, attempt: Attempt, question, response, is_correct: bool) -> Answer:
+    """Stores a graded answer as `Answer.objects.create` would (each field's pre_save, then its value
+    prepared for the database; no model signals: Answer has no receivers). Raises IntegrityError when
+    the question was answered before (the constraint `quizzes_answer_once`)."""
+    alias = router.db_for_write(Answer)
+    sql, fields, returning = _answer_insert(alias)
+    connection = connections[alias]
+    answer = Answer(attempt=attempt, question=question, response=response, is_correct=is_correct)
+    params = [field.get_db_prep_save(field.pre_save(answer, True), connection) for field in fields]
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            answer.pk = cursor.fetchone()[0]
+        else:
+            answer.pk = connection.ops.last_insert_id(cursor, Answer._meta.db_table, Answer._meta.pk.column)
+    answer._state.adding, answer._state.db = False, alias
+    return answer

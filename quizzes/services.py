@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from course.models import Guide
 
-from . import formulas, grading
+from . import formulas, grading, rows
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Question, Quiz
 
@@ -220,13 +220,12 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
     except grading.InvalidAnswer as exc:
         raise InvalidAnswer(str(exc)) from None
     try:
-        with transaction.atomic():
-            return Answer.objects.create(
-                attempt=attempt,
-                question=question,
-                response=response,
-                is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
-            )
+        return rows.insert_answer(
+            attempt=attempt,
+            question=question,
+            response=response,
+            is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
+        )
     except IntegrityError:  # answered before (the constraint checks it, no query first): the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None
 

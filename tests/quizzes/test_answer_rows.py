@@ -28,3 +28,26 @@ def test_an_attempt_read_by_its_key_equals_the_orms_with_its_quiz(client, quizze
     assert _fields(read.quiz) == _fields(expected.quiz) and read.quiz.updated_at.tzinfo is not None
     assert not read._state.adding and read._state.db == "default"
     assert rows.attempt_with_quiz("no-such-key") is None
+
+
+@pytest.mark.parametrize("response", ["o2", ["o1", "o3"], 0.125])
+def test_an_answer_inserted_by_its_plain_statement_reads_back_as_the_orm_stores_it(
+    client, quizzes, start_attempt, response
+):
+    from django.db import IntegrityError
+
+    from quizzes.models import Answer
+
+    attempt = start_attempt(client)
+    question = attempt.quiz.questions.get(pk=attempt.question_ids[0])
+
+    inserted = rows.insert_answer(attempt=attempt, question=question, response=response, is_correct=True)
+
+    stored = Answer.objects.get(attempt=attempt, question=question)
+    assert inserted.pk == stored.pk and not inserted._state.adding and inserted._state.db == "default"
+    assert _fields(inserted) == _fields(stored)
+    assert stored.response == response and stored.is_correct is True
+    assert stored.answered_at.tzinfo is not None and stored.answered_at == inserted.answered_at
+    with pytest.raises(IntegrityError):  # a question is answered once (quizzes_answer_once)
+        rows.insert_answer(attempt=attempt, question=question, response=response, is_correct=False)
+    assert Answer.objects.filter(attempt=attempt).count() == 1
