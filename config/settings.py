@@ -155,7 +155,8 @@ def _cache_url(broker_url: str) -> str:
     if parts.scheme == "unix":
         query = dict(parse_qsl(parts.query))
         query["db"] = str(int(query.get("db", "0")) + 1)
-        return urlunsplit(parts._replace(query=urlencode(query)))
+        # Written out: urlunsplit drops the "//" of a URL without a host, which redis-py refuses.
+        return f"unix://{parts.netloc}{parts.path}?{urlencode(query)}"
     db = int(parts.path.strip("/") or 0)
     return urlunsplit(parts._replace(path=f"/{db + 1}"))
 

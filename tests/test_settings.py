@@ -95,3 +95,21 @@ def test_the_embedded_defaults_still_start_on_one_machine(tmp_path):
     result = _manage("shell", "-c", script, STATE_DIR=str(tmp_path), SITE_URL="", DEBUG="", ALLOWED_HOSTS="")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "False http://127.0.0.1:8000"
+
+
+@pytest.mark.parametrize(
+    ("broker", "cache"),
+    [
+        ("redis://127.0.0.1:6380/0", "redis://127.0.0.1:6380/1"),
+        ("redis://:secret@redis.internal:6379/4", "redis://:secret@redis.internal:6379/5"),
+        ("unix:///run/redis/redis.sock?db=0", "unix:///run/redis/redis.sock?db=1"),
+        ("unix:///run/redis/redis.sock", "unix:///run/redis/redis.sock?db=1"),
+    ],
+)
+def test_the_cache_takes_the_next_redis_database_after_the_brokers(broker, cache):
+    from redis.connection import parse_url
+
+    from config.settings import _cache_url
+
+    assert _cache_url(broker) == cache
+    assert parse_url(cache)["db"] == parse_url(broker).get("db", 0) + 1  # redis-py reads it back
