@@ -15,7 +15,7 @@ import ipaddress
 import logging
 from collections.abc import Callable
 from contextlib import contextmanager
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import caches
@@ -23,7 +23,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django_ratelimit import ALL, UNSAFE
 from django_ratelimit.core import (
-    _SIMPLE_KEYS,
     EXPIRATION_FUDGE,
     _get_window,
     _make_cache_key,
@@ -43,6 +42,7 @@ UNKNOWN = "0.0.0.0"  # no address at all (a Unix socket without a proxy): one sh
 Key = str | Callable[[str, HttpRequest], str]
 
 
+@lru_cache(maxsize=4096)  # parsing an address costs more than counting the request in Redis
 def _valid(address: str) -> bool:
     try:
         ipaddress.ip_address(address)
@@ -64,6 +64,26 @@ def client_ip(request: HttpRequest) -> str:
             return forwarded
     remote = request.META.get("REMOTE_ADDR", "")
     return remote if _valid(remote) else UNKNOWN
+
+
+@lru_cache(maxsize=4096)
+def _network(address: str, ipv4_mask: int, ipv6_mask: int) -> str:
+    """The counted network of an address, as django-ratelimit masks it (RATELIMIT_IPV4_MASK, _IPV6_MASK)."""
+    mask = ipv6_mask if ":" in address else ipv4_mask
+    return str(ipaddress.ip_network(f"{address}/{mask}", strict=False).network_address)
+
+
+def _ip_key(request: HttpRequest) -> str:
+    masks = getattr(settings, "RATELIMIT_IPV4_MASK", 32), getattr(settings, "RATELIMIT_IPV6_MASK", 64)
+    return _network(client_ip(request), *masks)
+
+
+# django-ratelimit's simple keys, with the address read by client_ip (RATELIMIT_IP_META_KEY) directly.
+_SIMPLE_KEYS: dict[str, Callable[[HttpRequest], str]] = {
+    "ip": _ip_key,
+    "user": lambda request: str(request.user.pk),
+    "user_or_ip": lambda request: str(request.user.pk) if request.user.is_authenticated else _ip_key(request),
+}
 
 
 def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: str | list = ALL) -> bool:

@@ -14,9 +14,6 @@ urlpatterns = [
     path("healthz", views.health, name="health"),
     path("ping", views.ping, name="ping"),
     path("admin/", admin.site.urls),
-    path("", api.urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
-    # Narration audio generated at set-up; served by Django on one machine, by the proxy at scale.
-    path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}),
 ]
 
 urlpatterns += i18n_patterns(
@@ -27,6 +24,14 @@ urlpatterns += i18n_patterns(
     path("", include("course.urls")),
     prefix_default_language=True,
 )
+
+# After the pages: Django tries patterns in order, and every page request (a quiz answer, for one)
+# would first be tried against each API route. No page path starts like these, so order is free.
+urlpatterns += [
+    path("", api.urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
+    # Narration audio generated at set-up; served by Django on one machine, by the proxy at scale.
+    path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}),
+]
 
 handler400 = "config.views.bad_request"
 handler403 = "config.views.permission_denied"

@@ -9,6 +9,7 @@ backend's and the field's, as the ORM applies them), so SQLite and PostgreSQL st
 what the ORM would, and the instances are the ORM's own.
 """
 
+from contextlib import nullcontext
 from functools import cache
 
 from django.db import connections, router, transaction
@@ -90,11 +91,16 @@ def insert_answer(*, attempt: Attempt, question, response, is_correct: bool) -> 
     connection = connections[alias]
     answer = Answer(attempt=attempt, question=question, response=response, is_correct=is_correct)
     params = [field.get_db_prep_save(field.pre_save(answer, True), connection) for field in fields]
-    with transaction.atomic(using=alias), connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if returning:
-            answer.pk = cursor.fetchone()[0]
-        else:
-            answer.pk = connection.ops.last_insert_id(cursor, Answer._meta.db_table, Answer._meta.pk.column)
+    # Under autocommit the one statement commits (or fails) alone, and a BEGIN/COMMIT around it cost
+    # about 20 us more; inside a caller's transaction a savepoint keeps that transaction usable when
+    # the insert is refused.
+    in_transaction = connection.in_atomic_block or not connection.get_autocommit()
+    with transaction.atomic(using=alias) if in_transaction else nullcontext():
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            if returning:
+                answer.pk = cursor.fetchone()[0]
+            else:
+                answer.pk = connection.ops.last_insert_id(cursor, Answer._meta.db_table, Answer._meta.pk.column)
     answer._state.adding, answer._state.db = False, alias
     return answer

@@ -38,6 +38,28 @@ def test_a_rate_counts_per_name_and_per_address(settings):
     assert limit_exceeded(request_from("192.0.2.1"), "login") is False  # another name, its own counter
 
 
+@pytest.mark.parametrize("key", ["ip", "user", "user_or_ip"])
+@pytest.mark.parametrize("address", ["192.0.2.7", "2001:db8:1:2:3:4:5:6", "not-an-address"])
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_each_counter_is_keyed_as_django_ratelimit_keys_it(key, address, signed_in, django_user_model, settings):
+    """Keys are read without django-ratelimit's helpers (they parse the address again on every
+    request): the same value, masked the same way, so the counters are the ones it would keep."""
+    from django.contrib.auth.models import AnonymousUser
+    from django_ratelimit.core import _SIMPLE_KEYS as django_ratelimit_keys
+
+    from config.ratelimit import _SIMPLE_KEYS as our_keys
+
+    settings.RATELIMIT_IPV6_MASK = 48
+    request = request_from(address)
+    request.user = django_user_model.objects.create(username="kim") if signed_in else AnonymousUser()
+
+    value = our_keys[key](request)
+
+    assert value == django_ratelimit_keys[key](request)
+    if key == "ip" or (key == "user_or_ip" and not signed_in):
+        assert value == {"192.0.2.7": "192.0.2.7", "2001:db8:1:2:3:4:5:6": "2001:db8:1::"}.get(address, "0.0.0.0")
+
+
 def test_a_rate_changed_in_settings_applies_at_once(settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "1/m"}
     assert limit_exceeded(request_from("192.0.2.1"), "signup") is False

@@ -51,3 +51,28 @@ def test_an_answer_inserted_by_its_plain_statement_reads_back_as_the_orm_stores_
     with pytest.raises(IntegrityError):  # a question is answered once (quizzes_answer_once)
         rows.insert_answer(attempt=attempt, question=question, response=response, is_correct=False)
     assert Answer.objects.filter(attempt=attempt).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_insert_leaves_the_connection_usable_under_autocommit_and_in_a_transaction(
+    client, quizzes, start_attempt
+):
+    from django.db import IntegrityError, connection, transaction
+
+    from quizzes.models import Answer
+
+    attempt = start_attempt(client)
+    first, second = (attempt.quiz.questions.get(pk=pk) for pk in attempt.question_ids[:2])
+    assert connection.get_autocommit() and not connection.in_atomic_block  # the web process's state
+
+    rows.insert_answer(attempt=attempt, question=first, response="o1", is_correct=True)
+    with pytest.raises(IntegrityError):
+        rows.insert_answer(attempt=attempt, question=first, response="o2", is_correct=False)
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            rows.insert_answer(attempt=attempt, question=first, response="o2", is_correct=False)
+        rows.insert_answer(attempt=attempt, question=second, response="o1", is_correct=True)  # still usable
+
+    assert sorted(Answer.objects.filter(attempt=attempt).values_list("question_id", "response")) == sorted(
+        [(first.pk, "o1"), (second.pk, "o1")]
+    )
