@@ -72,9 +72,10 @@ class PooledClientRedisCache(RedisCache):
         """One more in the counter `key`, created with `timeout` seconds to live; the new count.
         One round trip, where add-then-incr (django-ratelimit's way) takes two. The value stays a
         plain integer, which `get` reads back as Django's Redis serializer stores integers."""
-        key = self.make_and_validate_key(key)
-        return self._cache.count(key, timeout)
+        return self._cache.count(self.make_key(key), timeout)
 
     def count_sent(self, key: str, timeout: int) -> Callable[[], int]:
-        """`count` in two halves: sent now, read by calling what it returns (see the client's)."""
-        return self._cache.count_sent(self.make_and_validate_key(key), timeout)
+        """`count` in two halves: sent now, read by calling what it returns (see the client's).
+        Keys are not checked for memcached (a Python loop over each character, on every counted
+        request): these methods exist only on this Redis backend, which takes any key."""
+        return self._cache.count_sent(self.make_key(key), timeout)
