@@ -42,8 +42,14 @@ UNKNOWN = "0.0.0.0"  # no address at all (a Unix socket without a proxy): one sh
 Key = str | Callable[[str, HttpRequest], str]
 
 
-@lru_cache(maxsize=4096)  # parsing an address costs more than counting the request in Redis
 def _valid(address: str) -> bool:
+    # Parsing an address costs more than counting the request in Redis, so the answer is kept per
+    # address; a header longer than any address is parsed without keeping it, to bound the memory.
+    return _parses(address) if len(address) <= 64 else _parses.__wrapped__(address)
+
+
+@lru_cache(maxsize=4096)
+def _parses(address: str) -> bool:
     try:
         ipaddress.ip_address(address)
     except ValueError:
