@@ -103,3 +103,21 @@ def test_sync_is_idempotent_and_unpublishes_removed_guides(db, tmp_path, setting
     Guide.objects.create(slug="retired-guide", order=99)
     assert guides_sync()["unpublished"] == 1
     assert not Guide.objects.get(slug="retired-guide").is_published
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"), [("en", "{n} guides in order"), ("fr", "{n} guides dans l"), ("hi", "क्रम से {n} गाइड")]
+)
+def test_the_guide_index_counts_the_published_guides_from_the_data(client, synced_content, language, sentence):
+    from django.core.cache import cache
+
+    from course.models import Guide
+    from course.page_cache import forget_reused_pages
+
+    published = Guide.objects.filter(is_published=True).count()
+    html = client.get(f"/{language}/guides/").content.decode()
+    assert sentence.format(n=published) in html
+    Guide.objects.filter(slug=SLUG).update(is_published=False)
+    cache.clear()  # the index is a cached public page
+    forget_reused_pages()
+    assert sentence.format(n=published - 1) in client.get(f"/{language}/guides/").content.decode()
