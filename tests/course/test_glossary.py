@@ -1,9 +1,12 @@
-"""Guides, guide quizzes and the final exam follow one glossary (content/glossary.yaml).
+"""Guides, guide quizzes, the final exam and the site's own words (the translations in locale/) follow
+one glossary (content/glossary.yaml).
 
 Prose only is checked: fenced code, `code` spans, math and the glossary's allowed phrases are
-skipped, because code keeps its own names (`loss.backward()`) and quoted titles stay as written.
+skipped, because code keeps its own names (`loss.backward()`) and quoted titles stay as written; in
+a translation, its placeholders (%(name)s) and HTML tags are skipped too.
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -15,6 +18,7 @@ from course.content import guide_folders, load_guide_file
 from quizzes.content import quiz_files
 
 CONTENT_DIR = Path(settings.BASE_DIR) / "content"
+LOCALE_DIR = Path(settings.BASE_DIR) / "locale"
 GLOSSARY = yaml.safe_load((CONTENT_DIR / "glossary.yaml").read_text(encoding="utf-8"))
 LANGUAGES = ("en", "hi", "fr")
 DEVANAGARI = "\u0900-\u097f"
@@ -24,6 +28,8 @@ FENCED_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 MATH_RE = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 HEADING_ID_RE = re.compile(r"\{#[a-z0-9-]+\}")
+PLACEHOLDER_RE = re.compile(r"%(?:\([a-z_]+\))?[sd]|%%|<[^>]*>")
+PO_LINE_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) (".*")$')
 
 
 def prose(text: str, lang: str) -> str:
@@ -46,6 +52,29 @@ def stem_pattern(stem: str) -> re.Pattern:
     return re.compile(rf"(?<![{DEVANAGARI}]){re.escape(stem)}(?!{NUKTA})")
 
 
+def gender_pattern(noun: str, modifiers: list[str]) -> re.Pattern:
+    """The noun (or its plural) right after one of these words, where it ends its term: in
+    "पूरी optimizer state" the adjective agrees with state, not with optimizer."""
+    words = "|".join(re.escape(word) for word in sorted(modifiers, key=len, reverse=True))
+    if re.search(f"[{DEVANAGARI}]", noun):
+        noun_forms = rf"{re.escape(noun)}(?:ों|ें)?(?![{DEVANAGARI}])"
+    else:
+        next_word = r"[ \u00a0][A-Za-z][\w.]*[A-Za-z0-9]|-[A-Za-z]"
+        noun_forms = rf"{re.escape(noun)}(?:s|es)?(?![\w-])(?!{next_word})"
+    return re.compile(rf"(?<![{DEVANAGARI}-])(?:{words})[ \u00a0]{noun_forms}", re.IGNORECASE)
+
+
+def disagreements(text: str) -> list[str]:
+    """Hindi nouns with the other gender's form of an adjective, possessive or participle before them."""
+    found = []
+    forms = GLOSSARY["hindi_agreement"]
+    for gender, other in (("masculine", "feminine"), ("feminine", "masculine")):
+        for noun in GLOSSARY["hindi_gender"][gender]:
+            for match in gender_pattern(noun, forms[other]).finditer(text):
+                found.append(f"{match.group()!r} ({noun} is {gender})")
+    return found
+
+
 def violations(text: str, lang: str) -> list[str]:
     text = prose(text, lang)
     found = []
@@ -59,6 +88,7 @@ def violations(text: str, lang: str) -> list[str]:
                 found.append(f"{stem!r} (write {spelling!r})")
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
+        found += disagreements(text)
     return found
 
 
@@ -73,6 +103,22 @@ def localized_strings(node, lang: str):
     elif isinstance(node, list):
         for value in node:
             yield from localized_strings(value, lang)
+
+
+def translations(path: Path) -> list[tuple[str, str]]:
+    """Each (source, translation) of a gettext .po file, one per plural form; the header is left out."""
+    entries, entry, key = [], {}, None
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        if not line.strip():
+            if entry.get("msgid"):
+                entries += [(entry["msgid"], text) for name, text in entry.items() if name.startswith("msgstr")]
+            entry, key = {}, None
+        elif match := PO_LINE_RE.match(line):
+            key = match.group(1)
+            entry[key] = ast.literal_eval(match.group(2))
+        elif line.startswith('"') and key:
+            entry[key] += ast.literal_eval(line)
+    return entries
 
 
 def guide_texts():
@@ -96,6 +142,28 @@ def test_guides_use_the_glossary(path, lang):
 def test_quizzes_and_the_exam_use_the_glossary(path, lang):
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert violations("\n".join(localized_strings(data, lang)), lang) == []
+
+
+@pytest.mark.parametrize("lang", ["hi", "fr"])
+def test_the_sites_own_words_use_the_glossary(lang):
+    """The UI strings: what the menus, the lab and the quiz pages say next to the guides."""
+    path = LOCALE_DIR / lang / "LC_MESSAGES" / "django.po"
+    found = {
+        source: problems
+        for source, text in translations(path)
+        if (problems := violations(PLACEHOLDER_RE.sub(" ", text), lang))
+    }
+    assert found == {}
+
+
+def test_the_translations_are_read_whole():
+    path = LOCALE_DIR / "hi" / "LC_MESSAGES" / "django.po"
+    messages = dict(translations(path))
+    assert len(messages) > 500 and "" not in messages
+    assert all(text for text in messages.values())  # every string of the site is translated
+    assert messages["Guides"] == "गाइड"
+    plural = [text for source, text in translations(path) if source == "%(n)s question"]
+    assert len(plural) == 2  # both plural forms
 
 
 @pytest.mark.parametrize(("path", "lang"), list(guide_texts()))
@@ -129,6 +197,22 @@ def test_the_glossary_names_every_language_and_never_forbids_its_own_words():
         ("फ़र्क़ पड़ता है", "hi", False),
         ("\u095b\u094dयादा", "hi", True),
         ("ग्रेडिएंट संचय (gradient accumulation) का वादा", "hi", False),
+        ("छोटी run में", "hi", True),  # run is masculine
+        ("बड़ी runs", "hi", True),
+        ("पूरे run पर", "hi", False),
+        ("आपकी run का log", "hi", True),
+        ("आपकी run config", "hi", False),  # the last word of the term agrees: config
+        ("एक ऐसा run जो", "hi", False),
+        ("हर रन का", "hi", True),  # run is written in Latin script
+        ("पूरे window में", "hi", True),  # window is feminine
+        ("पूरी window में", "hi", False),
+        ("पूरा learning rate warmup", "hi", False),
+        ("नया learning rate", "hi", True),
+        ("अगला गाइड", "hi", True),  # गाइड is feminine
+        ("अगली गाइड", "hi", False),
+        ("नई गाइडों में", "hi", False),
+        ("किसी run में", "hi", False),  # किसी has no gender
+        ("की `x` run", "hi", False),  # only words that stand next to each other
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
