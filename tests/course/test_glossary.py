@@ -28,12 +28,14 @@ FENCED_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 MATH_RE = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 HEADING_ID_RE = re.compile(r"\{#[a-z0-9-]+\}")
+# A guide's front matter: its keys (guide:, url:, text:) are names, not words of the page.
+FRONT_MATTER_KEY_RE = re.compile(r"^[ \t]*(?:- )?[a-z_]+:", re.M)
 PLACEHOLDER_RE = re.compile(r"%(?:\([a-z_]+\))?[sd]|%%|<[^>]*>")
 PO_LINE_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) (".*")$')
 
 
 def prose(text: str, lang: str) -> str:
-    for pattern in (FENCED_RE, CODE_SPAN_RE, MATH_RE, HEADING_ID_RE):
+    for pattern in (FENCED_RE, CODE_SPAN_RE, MATH_RE, HEADING_ID_RE, FRONT_MATTER_KEY_RE):
         text = pattern.sub(" ", text)
     for phrase in GLOSSARY["allowed"].get(lang, []):
         text = text.replace(phrase, " ")
