@@ -46,7 +46,9 @@ class Certificate(models.Model):
     score_percent = models.PositiveSmallIntegerField()
     score_band = models.CharField(max_length=20)
     issued_at = models.DateTimeField()
-    kid = models.CharField(max_length=100)
+    # The signing key's `kid` exactly as in the credential's header: its URL (keys.key_url), or the bare
+    # RFC 7638 thumbprint for credentials signed before kid URLs.
+    kid = models.CharField(max_length=300)
     credential = models.TextField()  # the signed Open Badges 3.0 VC-JWT, exactly as issued
     revoked_at = models.DateTimeField(null=True, blank=True)
     revocation_reason = models.TextField(blank=True)

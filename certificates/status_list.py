@@ -9,6 +9,9 @@ correcting a certificate flips its bit at once and a list can never drift from t
 Slots are drawn at random (the spec's herd privacy: neighbouring bits say nothing about issue
 order) and a list takes new certificates only until it is half full, so a draw finds a free bit at
 the first or second try.
+
+The same slot puts the certificate in 1EdTech revocation list number `slot // LIST_SIZE + 1`
+(certificates/revocation_list.py), the status method Open Badges 3.0 verifiers read.
 """
 
 import base64
@@ -48,8 +51,8 @@ def slot_taken(slot: int) -> bool:
 
 def entry(certificate: Certificate) -> dict:
     """The credential's `credentialStatus` (a BitstringStatusListEntry)."""
-    number, index = certificate.status_slot // LIST_SIZE + 1, certificate.status_slot % LIST_SIZE
-    url = list_url(number)
+    index = certificate.status_slot % LIST_SIZE
+    url = list_url(list_number(certificate))
     return {
         "id": f"{url}#{index}",  # OB 3.0's schema requires an id; the spec's examples use list#index
         "type": "BitstringStatusListEntry",
@@ -65,15 +68,24 @@ def list_count() -> int:
     return 1 if last is None else last.status_slot // LIST_SIZE + 1
 
 
+def list_number(certificate: Certificate) -> int:
+    return certificate.status_slot // LIST_SIZE + 1
+
+
+def withdrawn(number: int):
+    """The certificates of list `number` (from 1) that no longer count: revoked or superseded."""
+    start = (number - 1) * LIST_SIZE
+    return Certificate.objects.filter(status_slot__gte=start, status_slot__lt=start + LIST_SIZE).filter(
+        Q(revoked_at__isnull=False) | Q(superseded_by__isnull=False)
+    )
+
+
 def bitstring(number: int) -> bytes:
     """List `number` (from 1): bit i, counted from the most significant bit of the first byte, is 1
     when the certificate in slot i is revoked or superseded."""
     start = (number - 1) * LIST_SIZE
-    flagged = Certificate.objects.filter(status_slot__gte=start, status_slot__lt=start + LIST_SIZE).filter(
-        Q(revoked_at__isnull=False) | Q(superseded_by__isnull=False)
-    )
     bits = bytearray(LIST_SIZE // 8)
-    for slot in flagged.values_list("status_slot", flat=True):
+    for slot in withdrawn(number).values_list("status_slot", flat=True):
         index = slot - start
         bits[index // 8] |= 0x80 >> (index % 8)
     return bytes(bits)

@@ -340,5 +340,18 @@ QUIZ_EXAM_QUESTIONS = env_int("QUIZ_EXAM_QUESTIONS", 15)  # questions drawn from
 QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait after finishing an exam attempt
 QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
 CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
-# Ed25519 signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
+# Signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
 CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))
+
+
+def _signing_algorithm() -> str:
+    """RS256 (RSA), the algorithm every Open Badges 3.0 verifier must support, or EdDSA (Ed25519)."""
+    algorithm = env_str("CERT_SIGNING_ALGORITHM", "RS256").strip()
+    if algorithm not in ("RS256", "EdDSA"):
+        raise ImproperlyConfigured(f"CERT_SIGNING_ALGORITHM must be RS256 or EdDSA, got {algorithm!r}")
+    return algorithm
+
+
+CERT_SIGNING_ALGORITHM = _signing_algorithm()
+# The learner's name in new credentials as a salted SHA-256 hash (OB 3.0 IdentityHash) instead of plain text.
+CERT_IDENTIFIER_HASHED = env_bool("CERT_IDENTIFIER_HASHED", False)

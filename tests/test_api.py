@@ -20,7 +20,11 @@ def test_the_openapi_document_is_generated_from_every_router_and_public(client, 
         "/api/labs/queue",
         "/api/certificates/{id}",
         "/api/certificates/status/{number}",
+        "/api/certificates/revocations/{number}",
+        "/api/certificates/issuer",
+        "/api/certificates/keys/{thumbprint}",
         "/.well-known/jwks.json",
+        "/.well-known/jwt-vc-issuer",
         "/api/openapi.json",
     } == set(document["paths"])
     assert {"Certificate", "PublicKeySet", "LabRun", "LabRunSettings", "Error"} <= set(

@@ -1,7 +1,9 @@
 // The certificate check on /<lang>/certificates/verify/, run entirely in the visitor's browser: the
-// credential (pasted, or found inside a dropped PDF) is never sent anywhere. Only the public JWKS and
-// the public status list are downloaded; the signatures are checked with WebCrypto Ed25519 and the
-// status bit is read from the W3C Bitstring Status List. Every message shown is in the page, translated.
+// credential (pasted, or found inside a dropped PDF) is never sent anywhere. Only public documents are
+// downloaded: the JWKS, the status list the credential names and, when needed, the certificate's public
+// record. Signatures are checked with WebCrypto (RS256: RSASSA-PKCS1-v1_5 with SHA-256; EdDSA: Ed25519);
+// the status is read from the 1EdTech revocation list (credentials issued since kid URLs) or from the
+// W3C Bitstring Status List (credentials issued before). Every message shown is in the page, translated.
 (function () {
   "use strict";
 
@@ -54,16 +56,39 @@
     return response;
   }
 
+  // The JOSE algorithms we sign with, as WebCrypto knows them ("Ed25519" is RFC 9864's name for EdDSA).
+  var ALGORITHMS = {
+    RS256: {
+      kty: "RSA",
+      params: { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+      jwk: function (key) { return { kty: "RSA", n: key.n, e: key.e, alg: "RS256" }; },
+    },
+    EdDSA: {
+      kty: "OKP",
+      params: { name: "Ed25519" },
+      jwk: function (key) { return { kty: "OKP", crv: "Ed25519", x: key.x }; },
+    },
+  };
+  ALGORITHMS.Ed25519 = ALGORITHMS.EdDSA;
+
   // True when `jwt` is signed by one of the published keys; a key we never published is a verdict.
+  // The key must be of the kind the header's alg names, so no header can make one key verify as another.
   async function signedByUs(jwt, jwks) {
-    var alg = jwt.header.alg;
-    if (alg !== "EdDSA" && alg !== "Ed25519") throw new Verdict("tampered");
+    var algorithm = Object.prototype.hasOwnProperty.call(ALGORITHMS, jwt.header.alg) && ALGORITHMS[jwt.header.alg];
+    if (!algorithm) throw new Verdict("tampered");
     var jwk = (jwks.keys || []).find(function (key) { return key.kid === jwt.header.kid; });
     if (!jwk) throw new Verdict("unknown-key");
-    var key = await crypto.subtle.importKey(
-      "jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]
-    );
-    return crypto.subtle.verify({ name: "Ed25519" }, key, jwt.signature, jwt.signed);
+    if (jwk.kty !== algorithm.kty) throw new Verdict("tampered");
+    var key = await crypto.subtle.importKey("jwk", algorithm.jwk(jwk), algorithm.params, false, ["verify"]);
+    return crypto.subtle.verify(algorithm.params, key, jwt.signature, jwt.signed);
+  }
+
+  // A status document's address, only on this site: the page never fetches what a credential names elsewhere.
+  function ownUrl(text) {
+    var url;
+    try { url = new URL(String(text), location.href); } catch (e) { throw new Verdict("unavailable"); }
+    if (url.origin !== location.origin) throw new Verdict("unavailable");
+    return url;
   }
 
   async function gunzip(bytes) {
@@ -73,8 +98,7 @@
 
   // The credential's bit in its signed status list (W3C Bitstring Status List v1.0).
   async function statusBit(entry, jwks) {
-    var url = new URL(entry.statusListCredential, location.href);
-    if (entry.type !== "BitstringStatusListEntry" || url.origin !== location.origin) throw new Verdict("unavailable");
+    var url = ownUrl(entry.statusListCredential);
     var list = parseJwt((await (await download(url.href, "application/vc+jwt")).text()).trim());
     var subject = list.payload.credentialSubject || {};
     var types = list.payload.type || [];
@@ -88,15 +112,66 @@
     return (bits[index >> 3] >> (7 - (index & 7))) & 1;
   }
 
-  // The issuer's public record of a certificate: why it was withdrawn (revoked or superseded), and
-  // the status of credentials issued before status lists.
+  // Whether the 1EdTech revocation list names the credential (1EdTech Revocation List Status Method:
+  // revoked when its id is listed with `revoked` true or absent).
+  async function listedAsRevoked(entry, payload) {
+    var url = ownUrl(entry.id);
+    var list;
+    try { list = await (await download(url.href, "application/json")).json(); }
+    catch (e) { throw new Verdict("unavailable"); }
+    if (!list || list.id !== entry.id || list.issuer !== root.dataset.issuer || !Array.isArray(list.revokedCredential)) {
+      throw new Verdict("unavailable");
+    }
+    return list.revokedCredential.some(function (item) {
+      return item && item.id === payload.id && item.revoked !== false;
+    });
+  }
+
+  // True when the credential's status method says it no longer counts.
+  async function withdrawnNow(payload, jwks) {
+    var entry = payload.credentialStatus;
+    if (entry && entry.type === "1EdTechRevocationList") return listedAsRevoked(entry, payload);
+    if (entry && entry.type === "BitstringStatusListEntry") return (await statusBit(entry, jwks)) === 1;
+    throw new Verdict("unavailable");
+  }
+
+  // The certificate's public page: the credential's evidence or, in credentials issued before
+  // urn:uuid ids, its id.
+  function certificatePage(payload) {
+    var places = [payload.id].concat((payload.evidence || []).map(function (item) { return item && item.id; }));
+    return places.map(function (place) { return String(place || ""); }).find(function (place) { return ID.test(place); }) || "";
+  }
+
+  function certificateId(payload) {
+    var match = ID.exec(certificatePage(payload));
+    return match ? match[1] : null;
+  }
+
+  // The issuer's public record of a certificate: why it was withdrawn (revoked or superseded), the
+  // name a hashed identifier stands for, and the status of credentials issued before status lists.
   async function publicRecord(payload) {
-    var match = ID.exec(String(payload.id || "")) || ID.exec(String(payload.jti || ""));
-    if (!match) return null;
+    var id = certificateId(payload);
+    if (!id) return null;
     try {
-      var url = root.dataset.recordUrl.replace("CERTIFICATE-ID", match[1]);
+      var url = root.dataset.recordUrl.replace("CERTIFICATE-ID", id);
       return await (await download(url, "application/json")).json();
     } catch (e) { return null; }
+  }
+
+  function hex(buffer) {
+    return Array.from(new Uint8Array(buffer), function (byte) { return byte.toString(16).padStart(2, "0"); }).join("");
+  }
+
+  // The name to show: as written in the credential, or, when it holds only a salted hash (OB 3.0
+  // IdentityHash), the name of the public record if it hashes to the same value; otherwise none.
+  async function shownName(payload) {
+    var identifier = ((payload.credentialSubject || {}).identifier || [])[0] || {};
+    if (identifier.hashed !== true) return identifier.identityHash;
+    var record = await publicRecord(payload);
+    if (!record || typeof record.name !== "string") return "";
+    var input = new TextEncoder().encode(record.name.normalize("NFC") + (identifier.salt || ""));
+    var computed = "sha256$" + hex(await crypto.subtle.digest("SHA-256", input));
+    return computed === String(identifier.identityHash).toLowerCase() ? record.name : "";
   }
 
   function withdrawn(record) {
@@ -111,7 +186,7 @@
     var payload = jwt.payload;
     var details = { payload: payload };
     if (payload.credentialStatus) {
-      if (!(await statusBit(payload.credentialStatus, jwks))) return new Verdict("valid", details);
+      if (!(await withdrawnNow(payload, jwks))) return new Verdict("valid", details);
       var shown = withdrawn(await publicRecord(payload));
       shown.details.payload = payload;
       return shown;
@@ -129,16 +204,15 @@
     if (href !== undefined) element.setAttribute("href", href);
   }
 
-  function showDetails(payload) {
+  function showDetails(payload, name) {
     var subject = payload.credentialSubject || {};
-    var identifier = (subject.identifier || [])[0] || {};
     var resultValue = ((subject.result || [])[0] || {}).value;
     var issued = new Date(payload.validFrom);
     var language = document.documentElement.lang || undefined;
-    fill("name", identifier.identityHash);
+    fill("name", name);
     fill("issued", isNaN(issued) ? "" : new Intl.DateTimeFormat(language, { dateStyle: "long" }).format(issued));
     fill("band", resultValue);
-    var page = String(payload.id || "");
+    var page = certificatePage(payload);
     fill("page", page, page);
     result.querySelector('[data-show="details"]').hidden = false;
   }
@@ -155,7 +229,7 @@
       // The replacement's page, in this page's language: /<lang>/certificates/<ID>/.
       fill("replacement", details.replacement, location.pathname.replace(/verify\/?$/, details.replacement + "/"));
     }
-    if (details.payload) showDetails(details.payload);
+    if (details.payload) showDetails(details.payload, details.name);
   }
 
   async function run(text) {
@@ -164,6 +238,7 @@
     var verdict;
     try {
       verdict = found ? await check(found[0]) : new Verdict("unreadable");
+      if (verdict.details.payload) verdict.details.name = await shownName(verdict.details.payload);
     } catch (error) {
       verdict = error instanceof Verdict ? error : new Verdict(error && error.name === "DataError" ? "tampered" : "unavailable");
     }

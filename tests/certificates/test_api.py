@@ -11,6 +11,7 @@ def test_the_certificate_api_returns_the_credential_and_status(client, certifica
     assert data["name"] == "Asha Verma" and data["score_band"] == "90–100%" and data["language"] == "en"
     assert data["credential"] == certificate.credential
     assert data["jwks_url"].endswith("/.well-known/jwks.json")
+    assert data["status_list_entry"]["statusListIndex"] == str(certificate.status_slot % 131_072)
     assert data["verification_url"].endswith(reverse("certificates:verify", args=[certificate.display_id]))
     assert "email" not in response.text and "asha@example.com" not in response.text
 

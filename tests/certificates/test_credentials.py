@@ -28,9 +28,9 @@ def verify(client, token: str) -> dict:
     return jwt.decode(
         token,
         key=key,
-        algorithms=["EdDSA"],
+        algorithms=["RS256", "EdDSA"],
         issuer="http://127.0.0.1:8000/",
-        options={"require": ["iss", "nbf", "jti"]},
+        options={"require": ["iss", "sub", "nbf", "jti"]},
     )
 
 
@@ -64,10 +64,12 @@ def test_the_credential_verifies_against_the_published_keys(client, token, certi
     assert claims["type"] == ["VerifiableCredential", "OpenBadgeCredential"]
     assert claims["credentialSubject"]["identifier"][0]["identityHash"] == "Asha Verma"
     assert claims["credentialSubject"]["result"][0]["value"] == "90–100%"
-    assert claims["jti"] == claims["id"] and certificate.display_id in claims["id"]
+    assert claims["jti"] == claims["id"] and claims["sub"] == claims["credentialSubject"]["id"]
+    assert certificate.display_id in claims["evidence"][0]["id"]
     assert claims["nbf"] == int(certificate.issued_at.replace(microsecond=0).timestamp())
     header = jwt.get_unverified_header(token)
-    assert header["alg"] == "EdDSA" and header["kid"] == certificate.kid
+    assert header == {"alg": "RS256", "typ": "JWT", "kid": certificate.kid}
+    assert certificate.kid.startswith("http://127.0.0.1:8000/api/certificates/keys/")
 
 
 def test_every_tampered_field_fails_verification(client, token):
@@ -95,9 +97,13 @@ def test_a_tampered_header_or_signature_fails(client, token):
     unsigned = b64(json.dumps({"alg": "none", "kid": jwt.get_unverified_header(token)["kid"]}).encode())
     with pytest.raises(jwt.InvalidTokenError):
         verify(client, f"{unsigned}.{payload}.")
-    other_kid = b64(json.dumps({"alg": "EdDSA", "typ": "JWT", "kid": "someone-else"}).encode())
+    other_kid = b64(json.dumps({"alg": "RS256", "typ": "JWT", "kid": "someone-else"}).encode())
     with pytest.raises(StopIteration):  # no such key is published
         verify(client, f"{other_kid}.{payload}.{signature}")
+    kid = jwt.get_unverified_header(token)["kid"]
+    as_eddsa = b64(json.dumps({"alg": "EdDSA", "typ": "JWT", "kid": kid}).encode())
+    with pytest.raises(jwt.InvalidTokenError):  # an RSA key never verifies as another algorithm
+        verify(client, f"{as_eddsa}.{payload}.{signature}")
 
 
 def test_after_rotation_old_credentials_still_verify_and_new_ones_use_the_new_key(
@@ -106,7 +112,7 @@ def test_after_rotation_old_credentials_still_verify_and_new_ones_use_the_new_ke
     call_command("rotate_signing_key")
     keys = client.get("/.well-known/jwks.json").json()["keys"]
     assert len(keys) == 2 and keys[1]["kid"] == certificate.kid  # retired, still published
-    assert verify(client, token)["jti"].endswith(f"/certificates/{certificate.display_id}/")
+    assert verify(client, token)["evidence"][0]["id"].endswith(f"/certificates/{certificate.display_id}/")
     learner_client.post(reverse("certificates:correct_name", args=[certificate.display_id]), {"full_name": "Asha V."})
     replacement = Certificate.objects.get(name="Asha V.")
     assert replacement.kid == keys[0]["kid"] != certificate.kid
@@ -118,5 +124,25 @@ def test_the_jwks_publishes_only_public_keys(client, certificate):
     response = client.get("/.well-known/jwks.json")
     assert response["Access-Control-Allow-Origin"] == "*"
     (key,) = response.json()["keys"]
+    assert set(key) == {"kty", "n", "e", "kid", "use", "alg"}
+    assert (key["kty"], key["alg"], key["kid"]) == ("RSA", "RS256", certificate.kid)
+    assert len(jwt.utils.base64url_decode(key["n"])) * 8 == 3072
+
+
+def test_with_eddsa_the_jwks_publishes_an_ed25519_key(client, settings, learner_client, passed_exam):
+    settings.CERT_SIGNING_ALGORITHM = "EdDSA"
+    learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
+    certificate = Certificate.objects.get()
+    (key,) = client.get("/.well-known/jwks.json").json()["keys"]
     assert set(key) == {"kty", "crv", "x", "kid", "use", "alg"}
-    assert (key["kty"], key["crv"], key["alg"]) == ("OKP", "Ed25519", "EdDSA")
+    assert (key["kty"], key["crv"], key["alg"], key["kid"]) == ("OKP", "Ed25519", "EdDSA", certificate.kid)
+    assert jwt.get_unverified_header(certificate.credential)["alg"] == "EdDSA"
+
+
+def test_a_kid_url_answers_its_public_jwk(client, certificate):
+    path = certificate.kid.removeprefix("http://127.0.0.1:8000")
+    response = client.get(path)
+    assert response.status_code == 200 and response["Access-Control-Allow-Origin"] == "*"
+    assert response.json() == client.get("/.well-known/jwks.json").json()["keys"][0]
+    missing = client.get("/api/certificates/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+    assert missing.status_code == 404 and "key" in missing.json()["error"]

@@ -1,6 +1,7 @@
 """Credentials that carry their status, checked the way a third party would: 1EdTech's published OB 3.0
-JSON Schema, PyJWT with the published JWKS, and the status list decoded here by hand (base64url,
-gzip, bit order) from the W3C Bitstring Status List spec, not with the site's own code."""
+JSON Schema, PyJWT with the published JWKS, the 1EdTech revocation list the credential names, and the
+W3C status list (its entry in the certificate's API record) decoded here by hand (base64url, gzip,
+bit order) from the Bitstring Status List spec, not with the site's own code."""
 
 import base64
 import gzip
@@ -29,7 +30,22 @@ def published_key(client, token: str):
 
 
 def verify(client, token: str) -> dict:
-    return jwt.decode(token, key=published_key(client, token), algorithms=["EdDSA"], issuer=f"{SITE}/")
+    return jwt.decode(token, key=published_key(client, token), algorithms=["RS256", "EdDSA"], issuer=f"{SITE}/")
+
+
+def bitstring_entry(client, certificate) -> dict:
+    return client.get(reverse("api:certificate", args=[certificate.display_id])).json()["status_list_entry"]
+
+
+def revocation_list(client, claims: dict) -> dict:
+    response = client.get(claims["credentialStatus"]["id"].removeprefix(SITE))
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    return response.json()
+
+
+def listed_as_revoked(client, claims: dict) -> bool:
+    listed = revocation_list(client, claims)["revokedCredential"]
+    return any(item["id"] == claims["id"] and item["revoked"] for item in listed)
 
 
 def fetch_status_list(client, url: str):
@@ -72,12 +88,19 @@ def test_a_new_credential_validates_against_1edtechs_ob30_schema(client, token):
     assert list(validator.iter_errors(broken))
 
 
-def test_the_credential_id_is_its_public_page_and_carries_a_status_entry(client, token, certificate):
+def test_the_credential_names_its_page_and_the_1edtech_revocation_list(client, token, certificate):
     claims = verify(client, token)
     page = f"{SITE}/en/certificates/{certificate.display_id}/"
-    assert claims["id"] == claims["jti"] == page
+    assert claims["evidence"] == [{"type": ["Evidence"], "id": page}]
     assert client.get(page.removeprefix(SITE)).status_code == 200
-    entry = claims["credentialStatus"]
+    status = {"id": f"{SITE}/api/certificates/revocations/1", "type": "1EdTechRevocationList"}
+    assert claims["credentialStatus"] == status
+    listed = revocation_list(client, claims)
+    assert listed == {"id": claims["credentialStatus"]["id"], "issuer": f"{SITE}/", "revokedCredential": []}
+
+
+def test_the_api_record_gives_the_w3c_status_list_entry(client, token, certificate):
+    entry = bitstring_entry(client, certificate)
     index = int(entry["statusListIndex"])
     assert entry["type"] == "BitstringStatusListEntry" and entry["statusPurpose"] == "revocation"
     assert entry["statusListIndex"] == str(index) and 0 <= index < 131_072
@@ -86,8 +109,8 @@ def test_the_credential_id_is_its_public_page_and_carries_a_status_entry(client,
     assert index == certificate.status_slot % 131_072
 
 
-def test_the_status_list_is_a_signed_credential_that_says_valid(client, token):
-    entry = verify(client, token)["credentialStatus"]
+def test_the_status_list_is_a_signed_credential_that_says_valid(client, token, certificate):
+    entry = bitstring_entry(client, certificate)
     response = fetch_status_list(client, entry["statusListCredential"])
     assert response.status_code == 200 and response["Content-Type"] == "application/vc+jwt"
     assert response["Cache-Control"] == "public, max-age=300" and response["Access-Control-Allow-Origin"] == "*"
@@ -102,34 +125,48 @@ def test_the_status_list_is_a_signed_credential_that_says_valid(client, token):
     assert revoked_bit(list_token, int(entry["statusListIndex"])) == 0 and bits_set(list_token) == 0
 
 
-def test_after_revoke_certificate_the_same_jwt_reads_revoked_offline(client, token, certificate):
-    entry = verify(client, token)["credentialStatus"]
+def test_after_revoke_certificate_both_lists_say_revoked(client, token, certificate):
+    claims = verify(client, token)
+    entry = bitstring_entry(client, certificate)
     before = fetch_status_list(client, entry["statusListCredential"])
+    assert not listed_as_revoked(client, claims)
     out = io.StringIO()
     call_command("revoke_certificate", certificate.id.lower(), reason="Exam taken by someone else.", stdout=out)
-    assert f"index {entry['statusListIndex']}" in out.getvalue()
+    assert f"index {entry['statusListIndex']}" in out.getvalue() and claims["id"] in out.getvalue()
     after = fetch_status_list(client, entry["statusListCredential"])
     assert after["ETag"] != before["ETag"]
     verify(client, after.content.decode())  # still signed by us
     assert revoked_bit(after.content.decode(), int(entry["statusListIndex"])) == 1
     assert bits_set(after.content.decode()) == 1
-    assert verify(client, token)["credentialStatus"] == entry  # the JWT itself is unchanged: the list says
+    assert listed_as_revoked(client, claims)
+    listed = revocation_list(client, claims)
+    assert listed["revokedCredential"] == [{"id": claims["id"], "revoked": True}]  # no reason, no name
+    assert "Exam taken" not in json.dumps(listed) and certificate.display_id not in json.dumps(listed)
+    assert verify(client, token) == claims  # the JWT itself is unchanged: the lists say
 
 
-def test_a_name_correction_sets_the_old_bit_and_gives_the_new_credential_a_clear_one(client, token, certificate):
-    entry = verify(client, token)["credentialStatus"]
+def test_a_name_correction_withdraws_the_old_credential_and_not_the_new_one(client, token, certificate):
+    claims = verify(client, token)
+    entry = bitstring_entry(client, certificate)
     client.post(reverse("certificates:correct_name", args=[certificate.display_id]), {"full_name": "Asha V. Verma"})
     replacement = Certificate.objects.get(name="Asha V. Verma")
-    new_entry = verify(client, replacement.credential)["credentialStatus"]
+    new_claims = verify(client, replacement.credential)
+    new_entry = bitstring_entry(client, replacement)
     assert new_entry["statusListIndex"] != entry["statusListIndex"]
     list_token = fetch_status_list(client, entry["statusListCredential"]).content.decode()
     assert revoked_bit(list_token, int(entry["statusListIndex"])) == 1
     assert revoked_bit(list_token, int(new_entry["statusListIndex"])) == 0
+    assert listed_as_revoked(client, claims) and not listed_as_revoked(client, new_claims)
 
 
-def test_an_unchanged_list_revalidates_with_its_etag(client, token, certificate):
-    url = verify(client, token)["credentialStatus"]["statusListCredential"].removeprefix(SITE)
+@pytest.mark.parametrize("status_list_document", ["bitstring", "1edtech"])
+def test_an_unchanged_list_revalidates_with_its_etag(client, token, certificate, status_list_document):
+    if status_list_document == "bitstring":
+        url = bitstring_entry(client, certificate)["statusListCredential"].removeprefix(SITE)
+    else:
+        url = verify(client, token)["credentialStatus"]["id"].removeprefix(SITE)
     first = client.get(url)
+    assert first["Cache-Control"] == "public, max-age=300" and first["Access-Control-Allow-Origin"] == "*"
     again = client.get(url, headers={"If-None-Match": first["ETag"]})
     assert again.status_code == 304 and again["ETag"] == first["ETag"]
     assert client.get(url).content == first.content  # not signed again while the bits stay the same
@@ -139,30 +176,33 @@ def test_an_unchanged_list_revalidates_with_its_etag(client, token, certificate)
 
 
 def test_lists_that_do_not_exist_are_a_json_404(client, certificate):
-    for number in (0, 2, 99):
-        response = client.get(f"/api/certificates/status/{number}")
-        assert response.status_code == 404 and "status list" in response.json()["error"]
+    for kind in ("status", "revocations"):
+        for number in (0, 2, 99):
+            response = client.get(f"/api/certificates/{kind}/{number}")
+            assert response.status_code == 404 and "status list" in response.json()["error"]
 
 
 def test_a_full_list_sends_new_certificates_to_the_next_one(client, certificate, monkeypatch, learner):
     monkeypatch.setattr(status_list, "FILL_LIMIT", 1)  # the first list is "half full" with one certificate
     replacement = services.certificate_correct_name(certificate=certificate, user=learner, name="Asha V.")
     assert replacement.status_slot // 131_072 == 1
-    entry = verify(client, replacement.credential)["credentialStatus"]
+    claims = verify(client, replacement.credential)
+    assert claims["credentialStatus"]["id"] == f"{SITE}/api/certificates/revocations/2"
+    assert revocation_list(client, claims)["revokedCredential"] == []  # the superseded one is in list 1
+    entry = bitstring_entry(client, replacement)
     assert entry["statusListCredential"] == f"{SITE}/api/certificates/status/2"
     list_token = fetch_status_list(client, entry["statusListCredential"]).content.decode()
     assert revoked_bit(list_token, int(entry["statusListIndex"])) == 0 and bits_set(list_token) == 0
     assert client.get("/api/certificates/status/3").status_code == 404
+    assert client.get("/api/certificates/revocations/3").status_code == 404
 
 
-def test_a_slot_taken_meanwhile_is_drawn_again(certificate, monkeypatch, learner):
+def test_a_slot_taken_meanwhile_is_drawn_again(client, certificate, monkeypatch, learner):
     draws = iter([certificate.status_slot, (certificate.status_slot + 1) % 131_072])
     monkeypatch.setattr(status_list, "slot_draw", lambda: next(draws))  # as if a concurrent issue took it
     replacement = services.certificate_correct_name(certificate=certificate, user=learner, name="Asha V.")
     assert replacement.status_slot == (certificate.status_slot + 1) % 131_072
-    assert json.loads(base64.urlsafe_b64decode(replacement.credential.split(".")[1] + "==="))["credentialStatus"][
-        "statusListIndex"
-    ] == str(replacement.status_slot)
+    assert bitstring_entry(client, replacement)["statusListIndex"] == str(replacement.status_slot)
 
 
 def test_slots_are_drawn_at_random(db):
@@ -176,7 +216,8 @@ def test_a_credential_issued_before_status_lists_still_verifies(client, certific
     _kid, old_style = credentials.credential_sign(certificate)
     claims = verify(client, old_style)
     assert "credentialStatus" not in claims
-    assert client.get(reverse("api:certificate", args=[certificate.display_id])).json()["status"] == "valid"
+    record = client.get(reverse("api:certificate", args=[certificate.display_id])).json()
+    assert record["status"] == "valid" and record["status_list_entry"] is None
 
 
 def test_the_pdf_carries_the_credential_as_an_attached_file(client, certificate):

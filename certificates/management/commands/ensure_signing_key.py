@@ -1,13 +1,17 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from certificates.keys import ensure_signing_key
+from certificates.keys import ensure_signing_key, key_dir
 
 
 class Command(BaseCommand):
-    help = "Creates the Ed25519 key that signs certificates, unless one exists (safe to run again)."
+    help = (
+        "Creates the key that signs certificates (RSA for RS256 or Ed25519 for EdDSA, as CERT_SIGNING_ALGORITHM "
+        "says), unless the active key is already of that kind (safe to run again)."
+    )
 
     def handle(self, *args, **options) -> None:
-        kid, created = ensure_signing_key()
+        thumbprint, created = ensure_signing_key()
         state = "created" if created else "already present"
-        self.stdout.write(self.style.SUCCESS(f"Signing key {kid} {state} in {settings.CERT_KEY_DIR}"))
+        algorithm = settings.CERT_SIGNING_ALGORITHM
+        self.stdout.write(self.style.SUCCESS(f"{algorithm} signing key {thumbprint} {state} in {key_dir()}"))

@@ -1,14 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from certificates import status_list
+from certificates import identifiers, revocation_list, status_list
 from certificates.models import Certificate, normalize_certificate_id
 from certificates.services import certificate_revoke
 
 
 class Command(BaseCommand):
     help = (
-        "Revokes a certificate; the reason is shown publicly on its verification page, and its bit in the "
-        "signed status list reads revoked from now on."
+        "Revokes a certificate; the reason is shown publicly on its verification page, its bit in the "
+        "signed status list reads revoked and the 1EdTech revocation list names its credential from now on."
     )
 
     def add_arguments(self, parser) -> None:
@@ -29,6 +29,8 @@ class Command(BaseCommand):
         if certificate.status_slot is not None:
             entry = status_list.entry(certificate)
             where = f"{entry['statusListCredential']}, index {entry['statusListIndex']}"
+            listed = f"{revocation_list.entry(certificate)['id']}, as {identifiers.credential_uri(certificate)}"
             self.stdout.write(f"Status list: {where} (verifiers see it within {status_list.MAX_AGE} s)")
+            self.stdout.write(f"1EdTech revocation list: {listed}")
         else:
             self.stdout.write("Issued before status lists: its credential carries no status; the API reports it.")

@@ -4,8 +4,9 @@ from certificates.keys import rotate_signing_key
 
 
 class Command(BaseCommand):
-    help = "Signs new certificates with a fresh key; the old key stays published in the JWKS as retired."
+    help = "Signs new certificates with a fresh key (CERT_SIGNING_ALGORITHM); the old key stays published, retired."
 
     def handle(self, *args, **options) -> None:
-        kid, retired = rotate_signing_key()
-        self.stdout.write(self.style.SUCCESS(f"New signing key {kid}; retired {retired or 'none'} (still published)"))
+        thumbprint, retired = rotate_signing_key()
+        message = f"New signing key {thumbprint}; retired {retired or 'none'} (still published)"
+        self.stdout.write(self.style.SUCCESS(message))
