@@ -1,6 +1,8 @@
-"""The certificate check at /<lang>/certificates/verify/ in Chromium: WebCrypto Ed25519 against the
-JWKS plus the signed status list, with a valid, a tampered, a revoked, a superseded and a foreign
-credential, pasted or inside the certificate PDF. Nothing the visitor gives is sent to the server."""
+"""The certificate check at /<lang>/certificates/verify/ in Chromium: WebCrypto RS256 (RSASSA-PKCS1-v1_5)
+and Ed25519 against the JWKS, the status from the 1EdTech revocation list or, for credentials issued
+before it, the signed W3C status list; with a valid, a tampered, a revoked, a superseded, a foreign,
+an old-format and a hashed-name credential, pasted or inside the certificate PDF. Nothing the visitor
+gives is sent to the server."""
 
 import base64
 import json
@@ -21,8 +23,8 @@ VERDICTS = ["valid", "revoked", "superseded", "tampered", "unknown-key", "unread
 
 
 @pytest.fixture
-def issued(settings, tmp_path, live_server, fast_passwords):
-    """A learner's certificate signed for the live server's address, as a learner would have it."""
+def issue(settings, tmp_path, live_server, fast_passwords):
+    """Issues a learner's certificate signed for the live server's address, as a learner would have it."""
     from accounts.services import account_create
     from certificates.services import certificate_issue
     from quizzes.models import Attempt, Quiz
@@ -34,12 +36,21 @@ def issued(settings, tmp_path, live_server, fast_passwords):
         language="en",
     )  # fmt: skip
     exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
-    now = timezone.now()
-    attempt = Attempt.objects.create(
-        quiz=exam, user=user, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
-        finished_at=now, correct_count=1, passed=True,
-    )  # fmt: skip
-    return certificate_issue(attempt=attempt, user=user)
+
+    def issue_one():
+        now = timezone.now()
+        attempt = Attempt.objects.create(
+            quiz=exam, user=user, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
+            finished_at=now, correct_count=1, passed=True,
+        )  # fmt: skip
+        return certificate_issue(attempt=attempt, user=user)
+
+    return issue_one
+
+
+@pytest.fixture
+def issued(issue):
+    return issue()
 
 
 def open_check(new_page, live_server, language: str = "en"):
@@ -89,7 +100,63 @@ def test_a_valid_credential_is_valid_and_stays_in_the_browser(new_page, live_ser
     assert page.text_content('[data-field="band"]') == issued.score_band
     assert page.get_attribute('[data-field="page"]', "href").endswith(f"/en/certificates/{issued.display_id}/")
     assert_nothing_uploaded(page, issued.credential)
+    assert any(url.endswith("/api/certificates/revocations/1") for _m, url, _b in page.sent)
+    assert not any("/api/certificates/" + issued.display_id in url for _m, url, _b in page.sent)  # no lookup
+
+
+@pytest.mark.parametrize("algorithm", ["RS256", "EdDSA"])
+def test_rs256_and_eddsa_credentials_are_checked_in_the_browser(new_page, live_server, issue, settings, algorithm):
+    from certificates.services import certificate_revoke
+
+    settings.CERT_SIGNING_ALGORITHM = algorithm
+    certificate = issue()
+    header = json.loads(base64.urlsafe_b64decode(certificate.credential.split(".")[0] + "=="))
+    assert header["alg"] == algorithm
+    page = open_check(new_page, live_server)
+    paste_and_check(page, certificate.credential)
+    assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == "Asha Verma"
+    header, payload, signature = certificate.credential.split(".")
+    flipped = bytearray(base64.urlsafe_b64decode(signature + "=="))
+    flipped[-1] ^= 1
+    paste_and_check(page, ".".join([header, payload, b64(bytes(flipped))]))
+    assert verdict(page) == "tampered"
+    certificate_revoke(certificate=certificate, reason="Issued by mistake.")
+    paste_and_check(page, certificate.credential)
+    assert verdict(page) == "revoked" and page.text_content('[data-field="reason"]') == "Issued by mistake."
+
+
+def test_a_credential_issued_before_kid_urls_is_still_checked(new_page, live_server, issue, settings):
+    """EdDSA with a bare-thumbprint kid and the W3C status list, from a site that now signs with RS256."""
+    from certificates.services import certificate_revoke
+    from tests.certificates import legacy
+
+    old = legacy.install(settings.CERT_KEY_DIR, live_server.url)
+    new = issue()  # the site's first RS256 signature retires the old Ed25519 key
+    assert new.kid != old.kid
+    page = open_check(new_page, live_server, "hi")
+    paste_and_check(page, old.credential)
+    assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == "Meera Iyer"
     assert any(url.endswith("/api/certificates/status/1") for _m, url, _b in page.sent)
+    certificate_revoke(certificate=old, reason="Exam taken by someone else.")
+    paste_and_check(page, old.credential)
+    assert verdict(page) == "revoked"
+    assert page.text_content('[data-field="reason"]') == "Exam taken by someone else."
+
+
+def test_a_hashed_name_is_shown_when_the_public_record_matches_it(new_page, live_server, issue, settings):
+    from certificates.models import Certificate
+
+    settings.CERT_IDENTIFIER_HASHED = True
+    certificate = issue()
+    assert "Asha" not in base64.urlsafe_b64decode(certificate.credential.split(".")[1] + "==").decode()
+    page = open_check(new_page, live_server, "fr")
+    paste_and_check(page, certificate.credential)
+    assert verdict(page) == "valid"  # shown once the name is known: its record was read, its hash matched
+    assert page.text_content('[data-field="name"]') == "Asha Verma"
+    assert any(url.endswith(f"/api/certificates/{certificate.display_id}") for _m, url, _b in page.sent)
+    Certificate.objects.filter(pk=certificate.pk).update(name="Someone Else")  # a record the hash disowns
+    paste_and_check(page, certificate.credential)
+    assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == ""
 
 
 def test_the_certificate_pdf_is_checked_when_chosen_or_dropped(new_page, live_server, issued):
