@@ -146,3 +146,18 @@ def test_a_kid_url_answers_its_public_jwk(client, certificate):
     assert response.json() == client.get("/.well-known/jwks.json").json()["keys"][0]
     missing = client.get("/api/certificates/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
     assert missing.status_code == 404 and "key" in missing.json()["error"]
+
+
+def test_the_key_documents_are_public_and_cacheable(client, certificate):
+    paths = {
+        "/.well-known/jwt-vc-issuer": 3600,
+        "/.well-known/jwks.json": 300,
+        "/api/certificates/issuer": 300,
+        certificate.kid.removeprefix("http://127.0.0.1:8000"): 86_400,  # a key never changes
+    }
+    for path, max_age in paths.items():
+        response = client.get(path)
+        assert response.status_code == 200 and response["Content-Type"] == "application/json", path
+        assert (
+            response["Access-Control-Allow-Origin"] == "*" and response["Cache-Control"] == f"public, max-age={max_age}"
+        )
