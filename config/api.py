@@ -51,9 +51,10 @@ api = CourseAPI(
     title="Gradient Accumulation Course API",
     version="1.0.0",
     description=(
-        "Certificates can be checked by anyone; signed credentials verify offline against "
-        "/.well-known/jwks.json, and their status against the signed status list their credentialStatus "
-        "names (W3C Bitstring Status List). Authenticated endpoints take a session (with its CSRF token "
+        "Certificates can be checked by anyone; signed credentials (Open Badges 3.0 VC-JWT, RS256 or EdDSA) "
+        "verify against the key their kid names, also in /.well-known/jwks.json, and their status against "
+        "the 1EdTech revocation list their credentialStatus names or the W3C Bitstring Status List their "
+        "record's status_list_entry names. Authenticated endpoints take a session (with its CSRF token "
         "for POST) or `Authorization: Bearer <token>` (tokens are created on the dashboard). Every error "
         'is {"error": "...", "fields": [{"field": "...", "message": "..."}]}, in the language of '
         "Accept-Language (en, hi, fr)."
