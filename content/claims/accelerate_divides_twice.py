@@ -5,7 +5,8 @@ that also writes `/ N` gets a gradient N times too small (with SGD, a learning r
 Without the `/ N` the optimizer steps on the mean gradient of the N micro-batches; `step()` and
 `zero_grad()` on every micro-batch are right, because inside `accumulate()` the prepared optimizer
 ignores them until the window is complete (`AcceleratedOptimizer.step` / `zero_grad` check
-`gradient_state.sync_gradients`, src/accelerate/optimizer.py).
+`gradient_state.sync_gradients`, src/accelerate/optimizer.py; the guide to accumulation with
+Accelerate: https://huggingface.co/docs/accelerate/usage_guides/gradient_accumulation).
 
 Runs Accelerate itself, on the CPU in one process. Used by: final exam `bug-accelerate-divides-twice`.
 """
