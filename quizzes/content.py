@@ -23,7 +23,7 @@ from . import formulas
 
 EXAM_SLUG = "final-exam"
 CLAIMS_FOLDER = "claims"  # content/claims/<name>.py: the scripts that back questions' claims
-CLAIM_NAME_RE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")  # a Python file name without .py
+CLAIM_NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # a Python file name without .py
 TYPES = ("single", "multiple", "numeric", "ordering", "spot_bug")
 MAX_CODE_LINES = 30
 MIN_GUIDE_QUESTIONS = 5
@@ -109,18 +109,15 @@ def load_all_quizzes(content_dir: Path, languages: list[str]) -> dict[str, QuizS
     return quizzes
 
 
-def claim_path(claims_dir: Path, name: str) -> Path:
-    return claims_dir / f"{name}.py"
-
-
 def check_claims(quizzes: dict[str, QuizSource], claims_dir: Path) -> None:
     """Every `checked_by` names a script that exists (the tests run them; the web process never does)."""
     for quiz in quizzes.values():
         for question in quiz.questions:
-            if question.checked_by and not claim_path(claims_dir, question.checked_by).is_file():
+            script = claims_dir / f"{question.checked_by}.py"
+            if question.checked_by and not script.is_file():
                 raise ContentError(
                     f"{quiz.path}: question '{question.id}' is checked_by '{question.checked_by}', "
-                    f"but {claim_path(claims_dir, question.checked_by)} does not exist"
+                    f"but {script} does not exist"
                 )
 
 
@@ -251,7 +248,7 @@ def _claim_name(data: dict, qtype: str, where: str) -> str:
             )
         return ""
     name = data["checked_by"]
-    if not isinstance(name, str) or not CLAIM_NAME_RE.match(name):
+    if not isinstance(name, str) or not CLAIM_NAME_RE.fullmatch(name):
         raise ContentError(
             f"{where}: 'checked_by' must be the name of a file in content/{CLAIMS_FOLDER}/ without '.py' "
             f"(lowercase words joined by '_'), found {name!r}"

@@ -133,7 +133,7 @@ def test_an_exam_question_naming_no_file_is_refused_too(tmp_path, helpers):
         load_all_quizzes(tmp_path, LANGS)
 
 
-@pytest.mark.parametrize("name", ["../outside", "Zero-Grad", "zero_grad.py", "", 3])
+@pytest.mark.parametrize("name", ["../outside", "Zero-Grad", "zero_grad.py", "zero_grad\n", "", 3])
 def test_checked_by_is_a_plain_file_name(tmp_path, helpers, name):
     root = write_content(tmp_path, helpers, spot_bug(checked_by=name), {})
     with pytest.raises(ContentError, match="'checked_by' must be the name of a file in content/claims/"):
