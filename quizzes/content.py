@@ -2,6 +2,10 @@
 
 Plain functions over files (see content/AUTHORING.md): the sync service and the content tests use
 them. Every rule that a file breaks raises `ContentError` naming the file and the question.
+
+A question that claims code is buggy names the script that shows it, `checked_by: <name>` for
+`content/claims/<name>.py`. Only the script's existence is checked here: the scripts import torch,
+which the web process never does; tests/quizzes/test_claims.py runs them.
 """
 
 import hashlib
@@ -18,6 +22,8 @@ from course.content import SLUG_RE, ContentError, guide_folders, load_guide_file
 from . import formulas
 
 EXAM_SLUG = "final-exam"
+CLAIMS_FOLDER = "claims"  # content/claims/<name>.py: the scripts that back questions' claims
+CLAIM_NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # a Python file name without .py
 TYPES = ("single", "multiple", "numeric", "ordering", "spot_bug")
 MAX_CODE_LINES = 30
 MIN_GUIDE_QUESTIONS = 5
@@ -45,9 +51,10 @@ QUESTION_KEYS = {
     # spot_bug: a short loop shown with numbered lines; the learner selects the faulty line(s)
     "spot_bug": {"id", "type", "prompt", "code", "bug_lines", "hint", "explanation"},
 }
-# Every question may name the learning objective it examines (content/AUTHORING.md).
+# Every question may name the learning objective it examines, and the claim check that backs it
+# (content/AUTHORING.md); a spot_bug question must name its claim check.
 for _keys in QUESTION_KEYS.values():
-    _keys.add("objective")
+    _keys |= {"objective", "checked_by"}
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
 EXAM_OBJECTIVE_RE = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*):([a-z0-9]+(?:-[a-z0-9]+)*)$")
 
@@ -72,6 +79,7 @@ class QuestionSource:
     parameters: tuple[tuple[str, tuple[float, ...]], ...] = ()
     formula: str = ""
     objective: str = ""  # an objective id of the guide; `<guide-slug>:<id>` in the final exam
+    checked_by: str = ""  # the claim check content/claims/<checked_by>.py, when the question has one
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,20 @@ def load_all_quizzes(content_dir: Path, languages: list[str]) -> dict[str, QuizS
         raise ContentError(f"a guide cannot be called '{EXAM_SLUG}': that slug is the final exam's")
     quizzes = {slug: load_quiz(path, slug, languages) for slug, path in files}
     check_objectives(quizzes, guide_objectives(content_dir, languages))
+    check_claims(quizzes, content_dir / CLAIMS_FOLDER)
     return quizzes
+
+
+def check_claims(quizzes: dict[str, QuizSource], claims_dir: Path) -> None:
+    """Every `checked_by` names a script that exists (the tests run them; the web process never does)."""
+    for quiz in quizzes.values():
+        for question in quiz.questions:
+            script = claims_dir / f"{question.checked_by}.py"
+            if question.checked_by and not script.is_file():
+                raise ContentError(
+                    f"{quiz.path}: question '{question.id}' is checked_by '{question.checked_by}', "
+                    f"but {script} does not exist"
+                )
 
 
 def guide_objectives(content_dir: Path, languages: list[str]) -> dict[str, dict[str, str]]:
@@ -192,7 +213,7 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     qtype = data.get("type")
     if qtype not in TYPES:
         raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
-    optional = {"tolerance", "formula", "inputs", "parameters", "objective"}
+    optional = {"tolerance", "formula", "inputs", "parameters", "objective", "checked_by"}
     optional |= {"answer"} if "parameters" in data else set()
     _check_keys(data, QUESTION_KEYS[qtype] - optional, QUESTION_KEYS[qtype], where)
     texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
@@ -200,6 +221,7 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     if not isinstance(objective, str):
         raise ContentError(f"{where}: 'objective' must be the id of a learning objective")
     texts["objective"] = objective.strip()
+    texts["checked_by"] = _claim_name(data, qtype, where)
     if qtype == "numeric":
         tolerance = _number(data.get("tolerance", 0), f"{where}: 'tolerance'")
         if tolerance < 0:
@@ -213,6 +235,25 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
         return QuestionSource(qid, qtype, **texts, options=_code_lines(data, languages, where))
     options = _options(data["options"], qtype, languages, where)
     return QuestionSource(qid, qtype, **texts, options=options)
+
+
+def _claim_name(data: dict, qtype: str, where: str) -> str:
+    """The question's `checked_by`, required for a spot_bug question: its whole point is a claim that
+    code is buggy, which content/claims/<name>.py must show by running it."""
+    if "checked_by" not in data:
+        if qtype == "spot_bug":
+            raise ContentError(
+                f"{where}: a spot_bug question needs 'checked_by: <name>', naming the script "
+                f"content/{CLAIMS_FOLDER}/<name>.py that runs its buggy and fixed code (content/AUTHORING.md)"
+            )
+        return ""
+    name = data["checked_by"]
+    if not isinstance(name, str) or not CLAIM_NAME_RE.fullmatch(name):
+        raise ContentError(
+            f"{where}: 'checked_by' must be the name of a file in content/{CLAIMS_FOLDER}/ without '.py' "
+            f"(lowercase words joined by '_'), found {name!r}"
+        )
+    return name
 
 
 def _code_lines(data: dict, languages: list[str], where: str) -> tuple[OptionSource, ...]:

@@ -71,6 +71,17 @@ def write_quiz(root: Path, slug: str, data: dict) -> Path:
     return path
 
 
+def write_claims(root: Path, data: dict) -> None:
+    """A content/claims/<name>.py for each `checked_by` of the quiz (the loader checks only that the
+    file exists; tests/quizzes/test_claims.py runs the real ones)."""
+    for item in data["questions"]:
+        if "checked_by" in item:
+            (root / "claims").mkdir(parents=True, exist_ok=True)
+            (root / "claims" / f"{item['checked_by']}.py").write_text(
+                '"""Claim: a test fixture."""\n', encoding="utf-8"
+            )
+
+
 @pytest.fixture(autouse=True)
 def english_by_default():
     """A request to /hi/ leaves Hindi active in this thread; each test starts from English."""
@@ -114,6 +125,8 @@ def quizzes_with(db, tmp_path, settings):
         bank["questions"] += list(exam)
         write_quiz(root, "demo-guide", demo)
         write_quiz(root, "final-exam", bank)
+        write_claims(root, demo)
+        write_claims(root, bank)
         settings.CONTENT_DIR = root
         quizzes_sync(content_dir=root)
 
@@ -185,6 +198,7 @@ def assert_refused(root: Path, extra_question: dict, message: str) -> None:
     quiz = guide_quiz()
     quiz["questions"].append(extra_question)
     write_quiz(root, "demo-guide", quiz)
+    write_claims(root, quiz)
     with pytest.raises(ContentError, match=re.escape(message)):
         load_all_quizzes(root, list(LANGS))
 
@@ -200,6 +214,7 @@ def helpers():
         guide_quiz=guide_quiz,
         exam_bank=exam_bank,
         write_quiz=write_quiz,
+        write_claims=write_claims,
         correct_post=correct_post,
         wrong_post=wrong_post,
         answer_url=answer_url,

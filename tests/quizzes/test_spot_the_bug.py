@@ -26,6 +26,7 @@ def spot_bug_question(**changes) -> dict:
         "prompt": {"en": "Which line breaks accumulation?", "hi": "कौन-सी पंक्ति?", "fr": "Quelle ligne ?"},
         "code": LOOP,
         "bug_lines": [2],
+        "checked_by": "zero_grad_inside",
         "hint": {lang: "Hint: where are the gradients cleared?" for lang in LANGS},
         "explanation": {
             lang: "Explanation: zero_grad() every micro-batch throws away N − 1 of them." for lang in LANGS
