@@ -45,9 +45,10 @@ QUESTION_KEYS = {
     # spot_bug: a short loop shown with numbered lines; the learner selects the faulty line(s)
     "spot_bug": {"id", "type", "prompt", "code", "bug_lines", "hint", "explanation"},
 }
-# Every question may name the learning objective it examines (content/AUTHORING.md).
+# Every question may name the learning objective it examines (content/AUTHORING.md), and the claim
+# check that runs its buggy and fixed code (content/claims/<name>.py).
 for _keys in QUESTION_KEYS.values():
-    _keys.add("objective")
+    _keys.update({"objective", "checked_by"})
 CODE_SPAN_RE = re.compile(r"`([^`]+)`")
 EXAM_OBJECTIVE_RE = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*):([a-z0-9]+(?:-[a-z0-9]+)*)$")
 
@@ -192,7 +193,7 @@ def _question(data, number: int, languages: list[str]) -> QuestionSource:
     qtype = data.get("type")
     if qtype not in TYPES:
         raise ContentError(f"{where}: 'type' must be one of {', '.join(TYPES)}, found {qtype!r}")
-    optional = {"tolerance", "formula", "inputs", "parameters", "objective"}
+    optional = {"tolerance", "formula", "inputs", "parameters", "objective", "checked_by"}
     optional |= {"answer"} if "parameters" in data else set()
     _check_keys(data, QUESTION_KEYS[qtype] - optional, QUESTION_KEYS[qtype], where)
     texts = {key: _localized(data[key], languages, f"{where}: '{key}'") for key in ("prompt", "hint", "explanation")}
