@@ -4,7 +4,9 @@ With class weights, F.cross_entropy(..., weight=w) and reduction="mean" divides 
 targets' weights. Dividing each micro-batch's weighted mean by N (a mean of weighted means) gives a
 different gradient from the full window's weighted mean, and the rare, heavily weighted samples,
 which make their micro-batch heavy, get less weight than their class weight asks for. Summing the
-weighted losses and dividing by the window's total weight gives the full-batch gradient.
+weighted losses and dividing by the window's total weight gives the full-batch gradient; dividing
+them by the number of samples instead does not (PyTorch's weighted mean divides by the weights).
+It also backs the exam's `x-weighted-loss-denominator`.
 """
 
 import torch
@@ -38,6 +40,14 @@ def fixed():
 
 
 full = gradient(lambda: F.cross_entropy(model(x), y, weight=class_weight).backward())
+
+
+def by_sample_count():  # the sum divided by the number of samples, not by their weights
+    for xb, yb in window:
+        (F.cross_entropy(model(xb), yb, weight=class_weight, reduction="sum") / B).backward()
+
+
+assert not torch.allclose(gradient(by_sample_count), full, rtol=1e-3, atol=1e-6)
 torch.testing.assert_close(gradient(fixed), full)
 gap = ((gradient(buggy) - full).norm() / full.norm()).item()
 assert gap > 0.1
