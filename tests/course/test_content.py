@@ -17,8 +17,8 @@ EXPECTED_GUIDES = [
     "normalization-and-accumulation",
     "loss-normalization-variable-length",
     "gradient-accumulation-in-practice",
-    "future-and-checklist",
     "do-you-need-a-bigger-batch",
+    "future-and-checklist",  # last: it sends the learner to the final exam
 ]
 
 
