@@ -79,7 +79,7 @@ assert cosine < 0.999, cosine  # the direction of the update differs
 factors = [min(1.0, low / (norm + 1e-6)) for norm in seen_low]
 weights = [torch.tensor(factors[k:]).prod().item() for k in range(N)]
 assert weights[0] < weights[-1]  # the first micro-batches are scaled down more than the last
-rebuilt = sum(w * g for w, g in zip(weights, own))
+rebuilt = sum(w * g for w, g in zip(weights, own, strict=True))
 assert torch.allclose(rebuilt, in_loop, atol=1e-5)
 
 print(f"norms seen by the N calls: {[round(s, 3) for s in seen]} (full norm {full_norm:.3f})")

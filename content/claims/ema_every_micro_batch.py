@@ -41,7 +41,7 @@ def train(ema_every_micro_batch, start_offset=None):
                 averaged.update_parameters(model)
             else:
                 with torch.no_grad():
-                    for e, p in zip(ema, model.parameters()):
+                    for e, p in zip(ema, model.parameters(), strict=True):
                         e.mul_(BETA).add_(p, alpha=1 - BETA)
     final = averaged.module.parameters() if start_offset is None else ema
     return torch.cat([e.detach().flatten() for e in final]), unchanged
@@ -72,8 +72,8 @@ with torch.no_grad():
         for p in model.parameters():
             p.add_(torch.randn_like(p))
         averaged.update_parameters(model)
-        for e, p in zip(by_hand, model.parameters()):
+        for e, p in zip(by_hand, model.parameters(), strict=True):
             e.mul_(BETA).add_(p, alpha=1 - BETA)
-    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(averaged.module.parameters(), by_hand))
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(averaged.module.parameters(), by_hand, strict=True))
 
 print(f"decay per optimizer step: {BETA} intended, {BETA**N:.4f} in effect; largest weight difference {gap:.3f}")
