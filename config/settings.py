@@ -184,6 +184,7 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("hi", _("Hindi")), ("fr", _("French"))]
 LANGUAGE_NAMES_NATIVE = {"en": "English", "hi": "हिन्दी", "fr": "Français"}
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["config.formats"]  # French digit groups (config/formats/fr/formats.py)
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True

@@ -10,6 +10,7 @@ import nh3
 
 from .figures import markers_to_placeholders, without_placeholders
 from .glosses import Glosses, add_glosses, without_glosses
+from .typography import french_html, french_text
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
 EXTENSIONS = [
@@ -97,8 +98,15 @@ def sanitize(fragment: str) -> str:
     )
 
 
-def _toc_entries(tokens: list[dict]) -> list[dict]:
-    return [{"id": t["id"], "title": html.unescape(t["name"]), "children": _toc_entries(t["children"])} for t in tokens]
+def _toc_entries(tokens: list[dict], typeset=None) -> list[dict]:
+    return [
+        {
+            "id": t["id"],
+            "title": typeset(html.unescape(t["name"])) if typeset else html.unescape(t["name"]),
+            "children": _toc_entries(t["children"], typeset),
+        }
+        for t in tokens
+    ]
 
 
 def plain_text_of(rendered_html: str) -> str:
@@ -119,16 +127,21 @@ def count_words(text: str) -> int:
     return sum(1 for token in text.split() if any(ch.isalnum() for ch in token))
 
 
-def render_markdown(source: str, glosses: Glosses | None = None) -> RenderedGuide:
-    """`glosses`: the page language's, from the glossary (course/glosses.py); Hindi has some."""
+def render_markdown(source: str, glosses: Glosses | None = None, language: str = "") -> RenderedGuide:
+    """`glosses`: the page language's, from the glossary (course/glosses.py); Hindi has some.
+    A French page (`language` "fr") is set in French typography (course/typography.py)."""
     md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
     converted = md.convert(markers_to_placeholders(source))
-    body = sanitize(add_glosses(converted, glosses) if glosses else converted)
+    if glosses:
+        converted = add_glosses(converted, glosses)
+    if language == "fr":
+        converted = french_html(converted)
+    body = sanitize(converted)
     text = plain_text_of(without_placeholders(body))
     words = count_words(text)
     return RenderedGuide(
         html=body,
-        toc=_toc_entries(md.toc_tokens),
+        toc=_toc_entries(md.toc_tokens, french_text if language == "fr" else None),
         plain_text=text,
         word_count=words,
         reading_minutes=max(1, math.ceil(words / WORDS_PER_MINUTE)),

@@ -18,6 +18,7 @@ from .glosses import Glosses, load_glosses, page_hash
 from .models import Guide, GuidePage, Subscriber
 from .page_cache import pages_changed
 from .rendering import plain_text_of, render_markdown
+from .typography import french_text, typeset_hash
 
 logger = logging.getLogger(__name__)
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
@@ -53,15 +54,18 @@ def guides_sync(*, content_dir: Path | None = None) -> dict[str, int]:
 def _sync_page(guide: Guide, language: str, source, glosses: Glosses) -> str:
     page = GuidePage.objects.filter(guide=guide, language=language).first()
     source_hash = page_hash(source.source_hash, glosses)  # a changed gloss renders the page again
+    typeset = french_text if language == "fr" else str  # French typography (course/typography.py)
+    if language == "fr":
+        source_hash = typeset_hash(source_hash)  # and so does a changed typography rule
     if page and page.source_hash == source_hash:
         return "unchanged"
-    rendered = render_markdown(source.body, glosses)
+    rendered = render_markdown(source.body, glosses, language)
     page = page or GuidePage(guide=guide, language=language)
-    page.title = str(source.meta["title"])
-    page.summary = str(source.meta["summary"])
-    page.lab_try = str(source.meta.get("lab_try") or "")
-    page.prerequisites = source.prerequisites
-    page.objectives = [{"id": oid, "text": text} for oid, text in source.objectives.items()]
+    page.title = typeset(str(source.meta["title"]))
+    page.summary = typeset(str(source.meta["summary"]))
+    page.lab_try = typeset(str(source.meta.get("lab_try") or ""))
+    page.prerequisites = [{**item, "text": typeset(item["text"])} for item in source.prerequisites]
+    page.objectives = [{"id": oid, "text": typeset(text)} for oid, text in source.objectives.items()]
     page.body_markdown = source.body
     page.body_html = rendered.html
     page.toc = rendered.toc

@@ -15,6 +15,7 @@ from .models import Question
 
 MAX_NUMBER_LENGTH = 40
 DEVANAGARI_DIGITS = str.maketrans("०१२३४५६७८९", "0123456789")
+GROUP_SPACES = str.maketrans("", "", " \u00a0\u202f")
 POSITION_RE = re.compile(r"^[0-9]{1,3}$")
 # At most three exponent digits: Fraction("1e9999999") alone would compute 10**9999999 (seconds
 # of CPU per request), and no answer needs more than 1e999 (floats end near 1e308 anyway).
@@ -26,8 +27,9 @@ class InvalidAnswer(ValueError):
 
 
 def parse_number(raw: str) -> float:
-    """A number as learners type it: `0.125`, `0,125` (French), `1/8`, Devanagari digits."""
-    text = (raw or "").strip().translate(DEVANAGARI_DIGITS).replace("\u2212", "-").replace(" ", "")
+    """A number as learners type it: `0.125`, `0,125` (French), `1/8`, Devanagari digits, digits
+    grouped by spaces (`10 000`, as a French page shows them with no-break spaces)."""
+    text = (raw or "").strip().translate(DEVANAGARI_DIGITS).replace("\u2212", "-").translate(GROUP_SPACES)
     if not text or len(text) > MAX_NUMBER_LENGTH:
         raise InvalidAnswer(_("Enter a number, for example 64 or 0.125."))
     if "," in text and "." not in text and text.count(",") == 1:

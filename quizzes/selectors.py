@@ -73,7 +73,10 @@ class QuestionItem:
 
 
 def _number(value: float) -> str:
-    return formats.number_format(Decimal(f"{value:g}"), use_l10n=True)
+    """In the page's language; French groups digits from 10 000 up ("10 000", "0,5"). Other
+    languages do not group: a learner who copies "12,345" back would answer 12.345."""
+    grouped = abs(value) >= 10_000 and get_language() == "fr"
+    return formats.number_format(Decimal(f"{value:g}"), use_l10n=True, force_grouping=grouped)
 
 
 def question_item(

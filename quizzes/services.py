@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from course.models import Guide
+from course.typography import french_text, typeset_hash
 
 from . import formulas, grading, rows
 from .content import QuizSource, load_all_quizzes
@@ -71,31 +72,41 @@ def quizzes_sync(*, content_dir: Path | None = None) -> dict[str, int]:
     return counts
 
 
+def typeset(texts: dict[str, str]) -> dict[str, str]:
+    """One text in every language, the French one set in French typography (course/typography.py)."""
+    return {lang: french_text(text) if lang == "fr" else text for lang, text in texts.items()}
+
+
 def _sync_quiz(source: QuizSource) -> str:
     quiz = Quiz.objects.filter(slug=source.slug).first()
-    if quiz and quiz.source_hash == source.source_hash and quiz.is_published:
+    source_hash = typeset_hash(source.source_hash)  # a changed typography rule stores the texts again
+    if quiz and quiz.source_hash == source_hash and quiz.is_published:
         return "unchanged"
     guide = None if source.is_exam else Guide.objects.filter(slug=source.slug).first()
     created = quiz is None
     quiz = quiz or Quiz(slug=source.slug)
     quiz.is_exam = source.is_exam
     quiz.guide = guide
-    quiz.title = source.title
+    quiz.title = typeset(source.title)
     quiz.position = guide.order if guide else 0
     quiz.is_published = True
-    quiz.source_hash = source.source_hash
+    quiz.source_hash = source_hash
     quiz.save()
     for position, q in enumerate(source.questions):
-        options = [{"id": o.id, "text": o.text, "correct": o.correct} for o in q.options]
+        # A spot-the-bug question's options are its lines of code, shown as written.
+        options = [
+            {"id": o.id, "text": o.text if q.type == "spot_bug" else typeset(o.text), "correct": o.correct}
+            for o in q.options
+        ]
         Question.objects.update_or_create(
             quiz=quiz,
             key=q.id,
             defaults={
                 "type": q.type,
                 "position": position,
-                "prompt": q.prompt,
-                "hint": q.hint,
-                "explanation": q.explanation,
+                "prompt": typeset(q.prompt),
+                "hint": typeset(q.hint),
+                "explanation": typeset(q.explanation),
                 "options": options,
                 "answer": q.answer,
                 "tolerance": q.tolerance,

@@ -30,16 +30,16 @@ def redis_server_available():
 def guide_text_rendered_once():
     """Every test that loads the content (synced_content) renders the 21 guide pages again, about
     2.5 s of CPU each time, and the same text always renders to the same page: the session keeps
-    what the real renderer made for each text and glossary, and hands out copies."""
+    what the real renderer made for each text, glossary and language, and hands out copies."""
     from course import services
 
     render_markdown = services.render_markdown
     rendered = {}
 
-    def render_once(source, glosses=None):
-        key = (source, repr(glosses))
+    def render_once(source, glosses=None, language=""):
+        key = (source, repr(glosses), language)
         if key not in rendered:
-            rendered[key] = render_markdown(source, glosses)
+            rendered[key] = render_markdown(source, glosses, language)
         return copy.deepcopy(rendered[key])
 
     services.render_markdown = render_once
