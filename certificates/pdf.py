@@ -17,6 +17,8 @@ from django.utils.translation import gettext as _
 from fpdf import FPDF
 from fpdf.unicode_script import UnicodeScript, get_unicode_script
 
+from course.typography import french_text
+
 from .models import Certificate
 from .pdf_fonts import CORE, Face, faces_for, unprintable
 
@@ -142,7 +144,7 @@ def _qr(pdf: FPDF, url: str, x: float, y: float, size: float) -> None:
 
 def _texts(certificate: Certificate, language: str) -> dict[str, str]:
     with translation.override(language):
-        return {
+        texts = {
             "title": _("Certificate of completion"),
             "certifies": _("This certifies that"),
             "passed": _("passed the final exam of the Gradient Accumulation Course"),
@@ -150,6 +152,9 @@ def _texts(certificate: Certificate, language: str) -> dict[str, str]:
             % {"band": certificate.score_band, "date": formats.date_format(certificate.issued_at, "DATE_FORMAT")},
             "verify": _("Verify this certificate:"),
         }
+    if language == "fr":  # the translations are set already; the score band ("90–100%") is not
+        texts = {key: french_text(text) for key, text in texts.items()}
+    return texts
 
 
 def certificate_pdf(certificate: Certificate, verify_url: str) -> bytes:

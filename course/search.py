@@ -25,7 +25,9 @@ def _snippet(text: str, term: str) -> str:
     if at < 0:
         return text[: SNIPPET_RADIUS * 2].strip() + "…"
     start, end = max(0, at - SNIPPET_RADIUS), min(len(text), at + len(term) + SNIPPET_RADIUS)
-    return ("…" if start else "") + re.sub(r"\s+", " ", text[start:end]).strip() + ("…" if end < len(text) else "")
+    # Line breaks become spaces; the no-break spaces of French typography stay (course/typography.py).
+    excerpt = re.sub(r"[^\S\u00a0\u202f]+", " ", text[start:end]).strip()
+    return ("…" if start else "") + excerpt + ("…" if end < len(text) else "")
 
 
 def search_guides(query: str, language: str) -> list[SearchHit]:

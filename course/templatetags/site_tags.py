@@ -1,6 +1,10 @@
 from django import template
 from django.conf import settings
 from django.urls import translate_url
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+from course.typography import french_html, french_text
 
 register = template.Library()
 
@@ -40,3 +44,14 @@ def minutes(seconds: float) -> int:
 @register.filter
 def get_item(mapping: dict, key: str):
     return mapping.get(key, "")
+
+
+@register.filter(is_safe=True)
+def typeset(value):
+    """On a French page, text put together in a template ("85%", "Cours : examen final") set in
+    French typography (course/typography.py); HTML (a {% filter typeset %} block) keeps its tags."""
+    if get_language() != "fr":
+        return value
+    if isinstance(value, SafeString):
+        return mark_safe(french_html(value))
+    return french_text(str(value))

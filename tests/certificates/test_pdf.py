@@ -1,5 +1,6 @@
 import io
 import unicodedata
+from datetime import UTC, datetime
 from urllib.parse import unquote
 
 import pypdf
@@ -9,6 +10,7 @@ from django.utils import translation
 
 from accounts.services import profile_for
 from certificates.models import Certificate
+from certificates.pdf import certificate_pdf
 
 HINDI_NAME = "आशा क्षितिज वर्मा"  # a conjunct (क्ष), i-matras drawn before their consonant, a reph (र्म)
 
@@ -66,3 +68,18 @@ def test_names_with_path_characters_are_cleaned_from_the_filename(client, certif
     Certificate.objects.filter(pk=certificate.pk).update(name='../"Asha"\r\nVerma')
     disposition = client.get(reverse("certificates:pdf", args=[certificate.display_id]))["Content-Disposition"]
     assert unquote(disposition.split("''")[1]) == f"certificate-Asha-Verma-{certificate.id[:8]}.pdf"
+
+
+def test_the_french_pdf_is_set_in_french_typography():
+    certificate = Certificate(
+        id="ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+        name="Zoë Ångström",
+        language="fr",
+        score_percent=90,
+        score_band="90–100%",
+        issued_at=datetime(2026, 12, 1, tzinfo=UTC),
+    )
+    text = extracted_text(certificate_pdf(certificate, "https://course.example.org/fr/certificates/x/"))
+    assert "Vérifier ce certificat\u00a0: / Verify this certificate:" in text
+    assert "Tranche de score 90–100\u202f% · délivré le 1 décembre 2026" in text
+    assert "Score band 90–100% · issued" in text  # the English line beneath keeps English typography

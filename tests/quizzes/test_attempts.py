@@ -89,7 +89,8 @@ def test_feedback_comes_in_the_learners_language(client, quizzes, start_attempt,
     assert "हिंदी: Hint for" in response.text and "हिंदी: Explanation of" in response.text
     with translation.override("fr"):
         page = client.get(reverse("quizzes:attempt", args=["demo-guide", attempt.key]))
-    assert "FR: Prompt of" in page.text and "हिंदी" not in page.text.split("<main", 1)[1]
+    # set in French typography when synced: "FR : Prompt of pick-one ?" with no-break spaces
+    assert "FR\u00a0: Prompt of" in page.text and "हिंदी" not in page.text.split("<main", 1)[1]
 
 
 def test_an_answered_question_is_locked(client, quizzes, start_attempt, helpers):
