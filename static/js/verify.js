@@ -211,7 +211,8 @@
     var language = document.documentElement.lang || undefined;
     fill("name", name);
     fill("issued", isNaN(issued) ? "" : new Intl.DateTimeFormat(language, { dateStyle: "long" }).format(issued));
-    fill("band", resultValue);
+    // French sets a narrow no-break space before a number's % ("90–100 %"), as the site's French pages do.
+    fill("band", language === "fr" && resultValue ? String(resultValue).replace(/(\d) ?%/g, "$1\u202f%") : resultValue);
     var page = certificatePage(payload);
     fill("page", page, page);
     result.querySelector('[data-show="details"]').hidden = false;

@@ -159,6 +159,14 @@ def test_a_hashed_name_is_shown_when_the_public_record_matches_it(new_page, live
     assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == ""
 
 
+def test_a_french_page_shows_the_band_in_french_typography(new_page, live_server, issued):
+    page = open_check(new_page, live_server, "fr")
+    paste_and_check(page, issued.credential)
+    assert verdict(page) == "valid"
+    assert issued.score_band.endswith("%")
+    assert page.text_content('[data-field="band"]') == issued.score_band[:-1] + "\u202f%"  # "90–100 %"
+
+
 def test_the_certificate_pdf_is_checked_when_chosen_or_dropped(new_page, live_server, issued):
     pdf = Client().get(reverse("certificates:pdf", args=[issued.display_id])).content
     page = open_check(new_page, live_server)
