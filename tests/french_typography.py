@@ -33,7 +33,8 @@ FAULTS = [
     ("digit groups are joined by U+202F", re.compile(r"(?<![\d.,])\d{1,3}[ \u00a0]\d{3}(?!\d)")),
     ("a number's % needs U+202F before it", re.compile(r"\d(?:[ \u00a0])?%")),
 ]
-DECIMAL_POINT_RE = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.]*\d)")
+# A dotted number written as code (max_norm=1.0) is code.
+DECIMAL_POINT_RE = re.compile(r"(?<![\w.=])\d+\.\d+(?![\w.]*\d)")
 
 
 def faults(text: str) -> list[str]:

@@ -1,6 +1,8 @@
 """French typography (course/typography.py): what each rule does and where it must not apply, and
 every French guide page, as synced, free of the faults a French reader looks for."""
 
+import re
+
 import pytest
 from django.conf import settings
 
@@ -12,6 +14,8 @@ from course.typography import french_html, french_prose, french_text, typeset_ha
 from tests.french_typography import faults, html_prose, plain_prose
 
 NBSP, NNBSP = "\u00a0", "\u202f"
+MATH_RE = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+DECIMAL_POINT_IN_MATH_RE = re.compile(r"\d\.\d")
 
 
 @pytest.mark.parametrize(
@@ -119,6 +123,20 @@ def test_french_guide_pages_have_french_typography_everywhere():
 
 
 @pytest.mark.django_db
+def test_french_math_writes_the_decimal_comma():
+    """Math keeps its own spacing, so the rules leave it alone; a French formula writes 0{,}05
+    (braces keep TeX from spacing the comma as punctuation), never 0.05."""
+    guides_sync()
+    found = [
+        f"{page.guide.slug}: {formula[:60]!r}"
+        for page in GuidePage.objects.filter(language="fr").select_related("guide")
+        for _tag, formula in MATH_RE.findall(page.body_html)
+        if DECIMAL_POINT_IN_MATH_RE.search(formula)
+    ]
+    assert found == []
+
+
+@pytest.mark.django_db
 def test_a_changed_rule_sets_the_french_pages_again():
     guides_sync()
     sources = load_all_guides(settings.CONTENT_DIR, ["en", "hi", "fr"])
@@ -149,6 +167,7 @@ def test_a_changed_rule_sets_the_french_pages_again():
         ("la PR #35207, arXiv 1705.08741", False),
         ("un momentum de 0.1", True),
         ("un momentum de 0,1", False),
+        ("clip_grad_norm_(params, max_norm=1.0)", False),  # code, even without backticks
         ("PyTorch 2.0, transformers 4.46 et 4.47, la v4.47", False),
         ("voir https://example.org/a?b=1 ; c", True),
         (f"voir https://github.com/huggingface/transformers/pull/35207{NNBSP}; c", False),
