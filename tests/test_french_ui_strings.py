@@ -13,6 +13,7 @@ from django.utils import translation
 from course.models import Guide
 from course.templatetags.site_tags import typeset
 from labs.presets import PRESETS
+from labs.templatetags.labs_tags import percent, progress
 from quizzes.models import Quiz
 from quizzes.services import quizzes_sync
 from tests.french_typography import faults, html_prose, po_entries, po_prose
@@ -83,3 +84,10 @@ def test_text_put_together_in_a_template_is_set_on_french_pages_only():
         assert typeset("3/4 (75%)") == "3/4 (75\u202f%)"
     with translation.override("en"):
         assert typeset("90–100%") == "90–100%"
+
+
+def test_a_labs_percentage_is_set_on_french_pages():
+    with translation.override("fr"):
+        assert (percent(0.125), progress(45)) == ("12,5\u202f%", "45\u202f%")
+    with translation.override("en"):
+        assert (percent(0.125), progress(45)) == ("12.5 %", "45 %")  # as before

@@ -2,6 +2,7 @@ import json
 
 from django import template
 from django.utils.formats import number_format
+from django.utils.translation import get_language
 
 register = template.Library()
 DASH = "—"
@@ -18,10 +19,21 @@ def metric(value, digits: int = 4) -> str:
     return DASH if number is None else number_format(number, decimal_pos=digits)
 
 
+def _percent_sign() -> str:
+    """French joins a number to its % with a narrow no-break space (course/typography.py)."""
+    return "\u202f%" if get_language() == "fr" else " %"
+
+
 @register.filter
 def percent(value) -> str:
     number = _number(value)
-    return DASH if number is None else number_format(100 * number, decimal_pos=1) + " %"
+    return DASH if number is None else number_format(100 * number, decimal_pos=1) + _percent_sign()
+
+
+@register.filter
+def progress(value) -> str:
+    """A run's progress, a whole percentage: "45 %"."""
+    return f"{value}{_percent_sign()}"
 
 
 @register.filter
