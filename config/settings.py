@@ -339,6 +339,10 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 QUIZ_EXAM_QUESTIONS = env_int("QUIZ_EXAM_QUESTIONS", 15)  # questions drawn from the bank per exam attempt
 QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait after finishing an exam attempt
 QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
+# Minutes an exam attempt may take (0: no limit); answers after it are refused, the attempt is graded.
+QUIZ_EXAM_TIME_LIMIT_MINUTES = env_int("QUIZ_EXAM_TIME_LIMIT_MINUTES", 45)
+if QUIZ_EXAM_TIME_LIMIT_MINUTES < 0:
+    raise ImproperlyConfigured("QUIZ_EXAM_TIME_LIMIT_MINUTES must be 0 (no limit) or a number of minutes")
 CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
 # Signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
 CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))
