@@ -237,3 +237,62 @@ def test_behind_the_proxy_each_learner_has_their_own_counter(client, db, setting
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 404
     # A client cannot dodge its limit by inventing addresses: the proxy appends the real one last.
     assert client.get(api, HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.1").status_code == 429
+
+
+# Open redirects: a path that reads like another host ------------------------------------------
+
+HOSTILE_PATHS = [
+    "//evil.example/en/",
+    "//evil.example/en/guides/what-is-gradient-accumulation/",
+    "//evil.example/fr/quizzes/?q=1",
+    "///evil.example/en/",
+    "//evil.example",
+    "/\\evil.example/en/",
+    "/\\\\evil.example/hi/",
+    "/%5Cevil.example/en/",
+    "/en//evil.example/",
+    "/en/\\evil.example/",
+]
+
+
+def leaves_the_site(url: str, page: str) -> bool:
+    """Whether a browser following `url` from `page` would land on another host (browsers read a
+    backslash in a web URL as a slash, and any run of slashes at the start as two)."""
+    from urllib.parse import urljoin, urlsplit
+
+    site = urlsplit(django_settings.SITE_URL).netloc
+    as_browsers_read_it = re.sub(r"^/{2,}", "//", url.replace("\\", "/"))
+    target = urlsplit(urljoin(f"{django_settings.SITE_URL}{page}", as_browsers_read_it))
+    return target.netloc not in ("", site)
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_a_path_that_names_another_host_yields_no_link_off_the_site(client, synced_content, path):
+    """GET //evil.example/en/ once rendered language links to //evil.example/en/ (Django's
+    translate_url reads the path as a URL with a host). The path is given raw, as a client sends it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    response = client.get("/", PATH_INFO=path.split("?")[0], QUERY_STRING=path.partition("?")[2])
+    assert response.status_code in (200, 302, 404), path
+    links = re.findall(r'(?:href|src|action)="([^"]*)"', response.content.decode())
+    if response.has_header("Location"):
+        links.append(response["Location"])
+    assert links
+    for link in links:
+        assert not leaves_the_site(link, path.split("?")[0]), (path, link)
+        for value in parse_qs(urlsplit(link).query).get("next", []):  # where a log-in would send
+            assert not leaves_the_site(value, "/"), (path, link)
+    switcher = re.findall(r'<a href="([^"]*)" lang="(\w+)" hreflang', response.content.decode())
+    assert switcher == [("/en/", "en"), ("/hi/", "hi"), ("/fr/", "fr")]  # each language's home page
+
+
+def test_the_language_switcher_still_leads_to_the_same_page(client, synced_content):
+    html = client.get("/fr/guides/what-is-gradient-accumulation/?from=search").content.decode()
+    switcher = dict((lang, href) for href, lang in re.findall(r'<a href="([^"]*)" lang="(\w+)" hreflang', html))
+    assert switcher == {
+        "en": "/en/guides/what-is-gradient-accumulation/?from=search",
+        "hi": "/hi/guides/what-is-gradient-accumulation/?from=search",
+        "fr": "/fr/guides/what-is-gradient-accumulation/?from=search",
+    }
+    missing = client.get("/hi/guides/no-such-guide/").content.decode()  # resolved, then not found
+    assert '<a href="/fr/guides/no-such-guide/" lang="fr"' in missing
