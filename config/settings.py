@@ -236,7 +236,8 @@ if HTTPS and not SECURE_HSTS_PRELOAD:
 # as <NAME>_RATE, e.g. QUIZ_ANSWER_RATE=60/m.
 RATE_LIMITS = {
     "signup": env_rate("SIGNUP_RATE", "10/h"),  # accounts created per address
-    "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address
+    "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address (learners' and staff's forms)
+    "login_username": env_rate("LOGIN_USERNAME_RATE", "10/15m"),  # log-in attempts per user name, any address
     "password_reset": env_rate("PASSWORD_RESET_RATE", "5/h"),  # reset e-mails asked for per address
     "api_token_create": env_rate("API_TOKEN_CREATE_RATE", "20/h"),  # API tokens created per learner
     "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per address

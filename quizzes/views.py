@@ -12,6 +12,7 @@ from django_ratelimit.exceptions import Ratelimited
 
 from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import rate_counted, rate_limit
+from config.waits import seconds_until, with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services
@@ -81,7 +82,9 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         attempt = services.attempt_start(quiz=quiz, user=user, owned=_owned(request), language=get_language())
     except services.QuizError as exc:
         messages.error(request, exc.message)
-        return _quiz_page(request, quiz, status=exc.status, available_at=exc.available_at)
+        page = _quiz_page(request, quiz, status=exc.status, available_at=exc.available_at)
+        wait = seconds_until(exc.available_at, timezone.now()) if exc.available_at else None
+        return with_retry_after(page, wait)
     _remember(request, attempt)
     return redirect(selectors.attempt_url(attempt))
 

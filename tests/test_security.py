@@ -21,7 +21,7 @@ from labs.training.config import DEFAULT_CONFIG
 from quizzes.models import Answer, Attempt, Question, Quiz
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW_DOWN = "You are going a little fast. Please wait a minute and try again."
+SLOW_DOWN = "You are going a little fast. Please wait {wait} and try again."
 TINY_RUN = {**DEFAULT_CONFIG, "task": "digits-mlp", "steps": 3, "effective_batch_size": 16}
 
 
@@ -155,24 +155,63 @@ def test_production_redirects_plain_http_to_https(production):
 # Rate limits -----------------------------------------------------------------------------------
 
 
-def assert_slowed_down(response, *, api: bool = False) -> None:
+def assert_slowed_down(response, *, api: bool = False, period: int = 60) -> int:
+    """A 429 whose Retry-After is the wait until the counter's window (of `period` seconds) ends,
+    and whose message says that wait in words; returns the wait."""
+    from config.waits import wait_in_words
+
     assert response.status_code == 429
+    wait = int(response["Retry-After"])
+    assert 1 <= wait <= period
     if api:
         assert response["Content-Type"] == "application/json"
-        assert response.json()["error"]
+        message = response.json()["error"]
     else:
-        assert SLOW_DOWN in response.content.decode()
+        message = response.content.decode()
+    assert SLOW_DOWN.format(wait=wait_in_words(wait)) in message
+    return wait
 
 
 def test_logging_in_is_limited_per_address(client, learner):
     url = reverse("accounts:login")
-    wrong = {"username": learner.username, "password": "not-the-password"}
-    codes = [client.post(url, wrong).status_code for _ in range(20)]
+    codes = [client.post(url, {"username": f"guess-{n}", "password": "not-it"}).status_code for n in range(20)]
     assert set(codes) == {200}  # the form again, with its error
     blocked = client.post(url, {"username": learner.username, "password": "a-long-Passphrase-42"})
     assert_slowed_down(blocked)
     assert "_auth_user_id" not in client.session  # even the right password waits
+    wrong = {"username": learner.username, "password": "not-the-password"}
     assert Client(REMOTE_ADDR="192.0.2.7").post(url, wrong).status_code == 200  # another address is not held up
+
+
+@pytest.mark.parametrize("url", ["/en/accounts/login/", "/admin/login/"])
+def test_logging_in_is_limited_per_user_name_whatever_the_address(client, learner, url, settings):
+    """Many addresses cannot share out the guessing of one password; the learners' form and the
+    staff's (which can revoke certificates) count together."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login_username": "3/15m"}
+    wrong = {"username": learner.username, "password": "not-the-password"}
+    codes = [Client(REMOTE_ADDR=f"192.0.2.{n}").post(url, wrong).status_code for n in range(1, 4)]
+    assert set(codes) == {200}
+    other_address = Client(REMOTE_ADDR="198.51.100.9")
+    assert_slowed_down(other_address.post(url, {**wrong, "username": learner.username.upper()}), period=900)
+    assert other_address.post(url, {**wrong, "username": "someone-else"}).status_code == 200
+    assert other_address.get(url).status_code == 200  # showing the form is free
+
+
+def test_the_admin_log_in_is_limited_per_address_and_logs_failures(client, db, settings, caplog):
+    from django.contrib.auth.models import User
+
+    User.objects.create_superuser("root", "root@example.com", "a-long-Passphrase-42")
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": "5/m"}
+    caplog.set_level("WARNING", logger="accounts.throttle")
+    codes = [client.post("/admin/login/", {"username": f"admin{n}", "password": "guess"}).status_code for n in range(5)]
+    assert set(codes) == {200}
+    assert len([r for r in caplog.records if r.getMessage().startswith("log-in failed: user name 'admin")]) == 5
+    assert "/admin/login/" in caplog.records[0].getMessage() and "127.0.0.1" in caplog.records[0].getMessage()
+    blocked = client.post("/admin/login/", {"username": "root", "password": "a-long-Passphrase-42"})
+    assert_slowed_down(blocked)
+    assert "_auth_user_id" not in client.session
+    assert "log-in refused, too many attempts: user name 'root'" in caplog.text
+    assert "a-long-Passphrase-42" not in caplog.text and "guess" not in caplog.text  # never a password
 
 
 @pytest.fixture
