@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import env_bool, env_float, env_int, env_list, env_rate, env_str
+from .env import env_bool, env_float, env_int, env_list, env_rate, env_str, is_local_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STATE_DIR = Path(env_str("STATE_DIR", str(BASE_DIR / "var")))
@@ -41,9 +41,10 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 
-def _is_local(host: str) -> bool:
-    host = host.strip("[]").lower()
-    return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.") or host.endswith(".localhost")
+# The web port of the run command (bin/run, default 8000), which the default SITE_URL follows.
+PORT = env_int("PORT", 8000)
+if not 0 < PORT < 65536:
+    raise ImproperlyConfigured(f"PORT must be a TCP port (1 to 65535), got {PORT}")
 
 
 def _site_url() -> str:
@@ -53,15 +54,15 @@ def _site_url() -> str:
     parts = urlsplit(url)
     if url and (parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query):
         raise ImproperlyConfigured(f"SITE_URL must be an address such as https://course.example.org, got {url!r}")
-    public_hosts = [host for host in ALLOWED_HOSTS if not _is_local(host)]
-    if not DEBUG and public_hosts and (not url or _is_local(parts.hostname)):
+    public_hosts = [host for host in ALLOWED_HOSTS if not is_local_host(host)]
+    if not DEBUG and public_hosts and (not url or is_local_host(parts.hostname)):
         example = public_hosts[0].strip(".*") or "course.example.org"
         raise ImproperlyConfigured(
             f"SITE_URL must be set to this site's public address, e.g. https://{example}: it is printed on "
             "certificates, in their QR codes and in signed credentials, which cannot change once issued. "
             f"It is {url or 'missing'} while ALLOWED_HOSTS serves {', '.join(public_hosts)} with DEBUG off."
         )
-    return url or "http://127.0.0.1:8000"
+    return url or f"http://127.0.0.1:{PORT}"
 
 
 SITE_URL = _site_url()

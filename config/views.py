@@ -44,6 +44,12 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return _error(request, _("Server error"), message, 500)
 
 
+def cross_site_refused(request: HttpRequest) -> HttpResponse:
+    """A form that carries no CSRF token, posted from another site (config/origin.py)."""
+    message = _("This form can only be sent from the course's own pages. Open the page again and send it from there.")
+    return _error(request, _("Form sent from another site"), message, 403)
+
+
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     message = _("Your session expired or the form was sent twice. Reload the page and try again.")
     return _error(request, _("Form expired"), message, 403)

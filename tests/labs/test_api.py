@@ -168,6 +168,16 @@ def test_the_daily_budget_of_steps_times_batch_is_enforced(client, token, settin
     assert second.status_code == 429 and "36" in second.json()["error"]
 
 
+def test_a_setting_named_twice_in_the_json_is_refused(client, token):
+    """json keeps the last of two values silently; the API, like the form, refuses the body."""
+    body = json.dumps({**CONFIG, "steps": 2})[:-1] + ', "steps": 400}'
+    headers = {"Authorization": f"Bearer {token}"}
+    response = client.post("/api/labs/runs", body, content_type="application/json", headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"] == 'The request body names "steps" more than once.'
+    assert LabRun.objects.count() == 0
+
+
 def test_a_spent_budget_says_when_it_frees_up(client, token, learner, make_run, settings):
     """Retry-After is when enough runs leave the last 24 hours, and the message says it in words:
     two runs of 32 samples and 64 wanted make 128 of 100; the older run (20 hours ago) leaves in
