@@ -176,3 +176,13 @@ def test_a_black_box_harvest_of_the_real_bank_collects_no_explanation(
 def visible_text(html: str) -> str:
     """What a reader sees: no tags, entities decoded (the explanations' `code` loses its markup)."""
     return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_no_api_serves_quiz_questions_keys_or_explanations(client, db):
+    """The review rules above hold everywhere because the JSON API has no quiz route at all."""
+    schema = client.get("/api/openapi.json").json()
+    assert not [path for path in schema["paths"] if "quiz" in path or "exam" in path or "attempt" in path]
+    properties = {
+        name for component in schema["components"]["schemas"].values() for name in component.get("properties", {})
+    }
+    assert not properties & {"explanation", "hint", "options", "correct", "answer", "key_text"}
