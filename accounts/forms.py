@@ -44,10 +44,9 @@ class SignUpForm(UserCreationForm):
         fields = ("username", "email")
 
     def clean_email(self) -> str:
-        email = self.cleaned_data["email"].lower()
-        if User.objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(_("An account with this email already exists. Try logging in."))
-        return email
+        # A registered address is not refused here: that would tell anyone who holds an account
+        # (accounts.services.account_sign_up tells the holder instead).
+        return self.cleaned_data["email"].lower()
 
 
 class ProfileForm(forms.Form):

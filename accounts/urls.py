@@ -4,6 +4,7 @@ from django.urls import path, reverse_lazy
 from config.ratelimit import rate_limit
 
 from . import views
+from .throttle import login_rate_limited
 
 app_name = "accounts"
 
@@ -12,7 +13,7 @@ def _done(name: str):
     return reverse_lazy(f"accounts:{name}")
 
 
-login_view = rate_limit("login", method="POST")(auth_views.LoginView.as_view(template_name="accounts/login.html"))
+login_view = login_rate_limited(auth_views.LoginView.as_view(template_name="accounts/login.html"))
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from config.ratelimit import rate_limit
@@ -13,7 +14,7 @@ from config.ratelimit import rate_limit
 from .dashboard import render_sections
 from .forms import ApiTokenForm, ProfileForm, SignUpForm
 from .models import ApiToken
-from .services import account_create, profile_for
+from .services import account_sign_up, profile_for
 
 
 @require_http_methods(["GET", "POST"])
@@ -21,7 +22,7 @@ from .services import account_create, profile_for
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = account_create(
+        user = account_sign_up(
             username=form.cleaned_data["username"],
             email=form.cleaned_data["email"],
             password=form.cleaned_data["password1"],
@@ -29,7 +30,9 @@ def signup(request: HttpRequest) -> HttpResponse:
             language=get_language(),
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, _("Welcome! Your account is ready."))
+        messages.success(
+            request, _("Welcome! Your account is ready. We sent a message to the address you gave: check your email.")
+        )
         return redirect(_safe_next(request) or "accounts:dashboard")
     return render(request, "accounts/signup.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -65,6 +68,7 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
 
 
+@never_cache  # the page shows the raw token once: no browser or proxy may keep a copy (no-store)
 @login_required
 @require_POST
 @rate_limit("api_token_create", key="user")

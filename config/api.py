@@ -29,12 +29,25 @@ class _Renderer(JSONRenderer):
     json_dumps_params = {"ensure_ascii": False}  # names and score bands as people write them
 
 
+def _object_without_repeats(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object; one that names a key twice is refused, as the HTML forms refuse a field sent
+    twice: json would keep the last value silently."""
+    found: dict = {}
+    for key, value in pairs:
+        if key in found:
+            raise BodyUnreadable(_("The request body names %(key)s more than once.") % {"key": json.dumps(key)})
+        found[key] = value
+    return found
+
+
 class _Parser(Parser):
     def parse_body(self, request: HttpRequest):
         if len(request.body) > MAX_BODY:
             raise BodyUnreadable(_("The request body is too large."))
         try:
-            return json.loads(request.body)
+            return json.loads(request.body, object_pairs_hook=_object_without_repeats)
+        except BodyUnreadable:
+            raise
         except ValueError as exc:  # not JSON, or not UTF-8
             raise BodyUnreadable(_("The request body must be JSON.")) from exc
 

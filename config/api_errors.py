@@ -17,6 +17,8 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic_core import PydanticCustomError
 
+from .waits import with_retry_after
+
 INVALID_FIELDS = "invalid_fields"  # the pydantic error type that carries ready-made field messages
 
 
@@ -33,11 +35,19 @@ class Error(Schema):
 class ApiError(Exception):
     """Raised by API views (and auth classes): answered as the error shape with this status."""
 
-    def __init__(self, status: int, message: str, fields: Iterable[tuple[str | None, str]] = ()) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        fields: Iterable[tuple[str | None, str]] = (),
+        *,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.fields = list(fields)
+        self.retry_after = retry_after  # seconds, sent as Retry-After (every 429 has it)
 
 
 class BodyUnreadable(ValueError):
@@ -78,7 +88,7 @@ def install_error_handlers(api: NinjaAPI) -> None:
 
     @api.exception_handler(ApiError)
     def api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-        return answer(request, exc.status, exc.message, exc.fields)
+        return with_retry_after(answer(request, exc.status, exc.message, exc.fields), exc.retry_after)
 
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:

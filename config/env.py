@@ -62,3 +62,29 @@ def env_rate(name: str, default: str) -> str:
     if not _RATE.fullmatch(raw.strip()):
         raise ImproperlyConfigured(f"{name} must be a rate like 30/m or 100/5m (s, m, h or d), got {raw!r}")
     return raw.strip()
+
+
+def is_local_host(host: str) -> bool:
+    """This machine's names: loopback addresses, localhost and *.localhost."""
+    host = host.strip("[]").lower()
+    return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.") or host.endswith(".localhost")
+
+
+def site_url_port_warning(site_url: str, port: int) -> str:
+    """What to say when SITE_URL names this machine on another port than the site serves on: the
+    credentials, QR codes and status-list URLs signed with it would point where nothing answers,
+    and the site's own verifier could not finish its check. Empty when they agree, or when SITE_URL
+    is a public address (a reverse proxy in front listens on its own port)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(site_url)
+    if not parts.hostname or not is_local_host(parts.hostname):
+        return ""
+    named = parts.port or (443 if parts.scheme == "https" else 80)
+    if named == port:
+        return ""
+    return (
+        f"SITE_URL is {site_url} but the site serves on port {port}: certificates, their QR codes and "
+        f"signed credentials would name a port where nothing answers. Unset SITE_URL (it then follows "
+        f"PORT) or set it to http://127.0.0.1:{port}."
+    )

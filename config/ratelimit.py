@@ -13,6 +13,7 @@ the quotas that bound real cost are counted in the database, and learners are no
 
 import ipaddress
 import logging
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from functools import lru_cache, wraps
@@ -32,7 +33,7 @@ from django_ratelimit.core import (
 from django_ratelimit.exceptions import Ratelimited
 from redis import RedisError
 
-__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_counted", "rate_limit"]
+__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_counted", "rate_limit", "retry_after"]
 
 logger = logging.getLogger(__name__)
 
@@ -105,14 +106,29 @@ def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: 
         return False
 
 
-def _counter(request: HttpRequest, name: str, key: Key, method: str | list) -> tuple[str, int, int]:
+def _counter(request: HttpRequest, name: str, key: Key, method: str | list) -> tuple[str, int, int, int]:
     """django-ratelimit's get_usage (same windows, same cache keys): the counter's cache key, the
-    limit, and how long the counter lives."""
+    limit, how long the counter lives, and when its window ends (a Unix time)."""
     rate = settings.RATE_LIMITS[name]
     limit, period = _split_rate(rate)
     value = key(name, request) if callable(key) else _SIMPLE_KEYS[key](request)
-    cache_key = _make_cache_key(name, _get_window(value, period), rate, value, method)
-    return cache_key, limit, period + EXPIRATION_FUDGE
+    window_end = _get_window(value, period)
+    cache_key = _make_cache_key(name, window_end, rate, value, method)
+    return cache_key, limit, period + EXPIRATION_FUDGE, window_end
+
+
+def _over(request: HttpRequest, count: int, limit: int, window_end: int) -> bool:
+    """Whether `count` is over `limit`; if so, the request notes how long until the window ends."""
+    if count <= limit:
+        return False
+    wait = max(1, window_end - int(time.time()))
+    request.rate_limit_retry_after = max(wait, getattr(request, "rate_limit_retry_after", 0))
+    return True
+
+
+def retry_after(request: HttpRequest) -> int | None:
+    """Seconds until the counter that refused this request starts afresh (the longest, if several did)."""
+    return getattr(request, "rate_limit_retry_after", None)
 
 
 def _count(request: HttpRequest, name: str, key: Key, method: str | list) -> bool:
@@ -120,13 +136,13 @@ def _count(request: HttpRequest, name: str, key: Key, method: str | list) -> boo
     answer to a quiz question pays for it."""
     if not settings.RATELIMIT_ENABLE or not _method_match(request, method):
         return False
-    cache_key, limit, timeout = _counter(request, name, key, method)
+    cache_key, limit, timeout, window_end = _counter(request, name, key, method)
     cache = caches[settings.RATELIMIT_USE_CACHE]
     if hasattr(cache, "count"):  # config.cache's Redis backend
-        return cache.count(cache_key, timeout) > limit
+        return _over(request, cache.count(cache_key, timeout), limit, window_end)
     if cache.add(cache_key, 1, timeout):  # any other cache: django-ratelimit's way
-        return limit < 1
-    return cache.incr(cache_key) > limit
+        return _over(request, 1, limit, window_end)
+    return _over(request, cache.incr(cache_key), limit, window_end)
 
 
 @contextmanager
@@ -164,7 +180,7 @@ def _send_count(request: HttpRequest, name: str, key: Key, method: str | list) -
     if not hasattr(cache, "count_sent"):  # any other cache: counted at once
         exceeded = limit_exceeded(request, name, key=key, method=method)
         return lambda: exceeded
-    cache_key, limit, timeout = _counter(request, name, key, method)
+    cache_key, limit, timeout, window_end = _counter(request, name, key, method)
     try:
         reply = cache.count_sent(cache_key, timeout)
     except (RedisError, OSError) as exc:
@@ -173,7 +189,7 @@ def _send_count(request: HttpRequest, name: str, key: Key, method: str | list) -
 
     def over() -> bool:
         try:
-            return reply() > limit
+            return _over(request, reply(), limit, window_end)
         except (RedisError, OSError) as exc:
             logger.warning("rate limit %r not checked, the cache is unreachable: %s", name, exc)
             return False

@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import env_bool, env_float, env_int, env_list, env_rate, env_str
+from .env import env_bool, env_float, env_int, env_list, env_rate, env_str, is_local_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STATE_DIR = Path(env_str("STATE_DIR", str(BASE_DIR / "var")))
@@ -41,9 +41,10 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 
-def _is_local(host: str) -> bool:
-    host = host.strip("[]").lower()
-    return host in ("localhost", "::1", "0.0.0.0") or host.startswith("127.") or host.endswith(".localhost")
+# The web port of the run command (bin/run, default 8000), which the default SITE_URL follows.
+PORT = env_int("PORT", 8000)
+if not 0 < PORT < 65536:
+    raise ImproperlyConfigured(f"PORT must be a TCP port (1 to 65535), got {PORT}")
 
 
 def _site_url() -> str:
@@ -53,15 +54,15 @@ def _site_url() -> str:
     parts = urlsplit(url)
     if url and (parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query):
         raise ImproperlyConfigured(f"SITE_URL must be an address such as https://course.example.org, got {url!r}")
-    public_hosts = [host for host in ALLOWED_HOSTS if not _is_local(host)]
-    if not DEBUG and public_hosts and (not url or _is_local(parts.hostname)):
+    public_hosts = [host for host in ALLOWED_HOSTS if not is_local_host(host)]
+    if not DEBUG and public_hosts and (not url or is_local_host(parts.hostname)):
         example = public_hosts[0].strip(".*") or "course.example.org"
         raise ImproperlyConfigured(
             f"SITE_URL must be set to this site's public address, e.g. https://{example}: it is printed on "
             "certificates, in their QR codes and in signed credentials, which cannot change once issued. "
             f"It is {url or 'missing'} while ALLOWED_HOSTS serves {', '.join(public_hosts)} with DEBUG off."
         )
-    return url or "http://127.0.0.1:8000"
+    return url or f"http://127.0.0.1:{PORT}"
 
 
 SITE_URL = _site_url()
@@ -237,7 +238,8 @@ if HTTPS and not SECURE_HSTS_PRELOAD:
 # as <NAME>_RATE, e.g. QUIZ_ANSWER_RATE=60/m.
 RATE_LIMITS = {
     "signup": env_rate("SIGNUP_RATE", "10/h"),  # accounts created per address
-    "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address
+    "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address (learners' and staff's forms)
+    "login_username": env_rate("LOGIN_USERNAME_RATE", "10/15m"),  # log-in attempts per user name, any address
     "password_reset": env_rate("PASSWORD_RESET_RATE", "5/h"),  # reset e-mails asked for per address
     "api_token_create": env_rate("API_TOKEN_CREATE_RATE", "20/h"),  # API tokens created per learner
     "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per address
@@ -340,6 +342,10 @@ CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 QUIZ_EXAM_QUESTIONS = env_int("QUIZ_EXAM_QUESTIONS", 15)  # questions drawn from the bank per exam attempt
 QUIZ_EXAM_COOLDOWN_MINUTES = env_int("QUIZ_EXAM_COOLDOWN_MINUTES", 30)  # wait after finishing an exam attempt
 QUIZ_EXAM_DAILY_LIMIT = env_int("QUIZ_EXAM_DAILY_LIMIT", 3)  # exam attempts started per rolling 24 hours
+# Minutes an exam attempt may take (0: no limit); answers after it are refused, the attempt is graded.
+QUIZ_EXAM_TIME_LIMIT_MINUTES = env_int("QUIZ_EXAM_TIME_LIMIT_MINUTES", 45)
+if QUIZ_EXAM_TIME_LIMIT_MINUTES < 0:
+    raise ImproperlyConfigured("QUIZ_EXAM_TIME_LIMIT_MINUTES must be 0 (no limit) or a number of minutes")
 CERT_ISSUER_NAME = env_str("CERT_ISSUER_NAME", "Gradient Accumulation Course")  # issuer in signed credentials
 # Signing keys live outside the repository; `manage.py ensure_signing_key` creates the first one.
 CERT_KEY_DIR = Path(env_str("CERT_KEY_DIR", str(STATE_DIR / "keys")))

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.static import serve
 
+from accounts.throttle import login_rate_limited
 from course import views as course_views
 
 from . import views
@@ -13,6 +14,8 @@ urlpatterns = [
     path("", course_views.language_redirect, name="root"),
     path("healthz", views.health, name="health"),
     path("ping", views.ping, name="ping"),
+    # Staff can revoke certificates: their log-in has the learners' limits (before admin's own route).
+    path("admin/login/", login_rate_limited(admin.site.login)),
     path("admin/", admin.site.urls),
 ]
 

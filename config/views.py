@@ -7,6 +7,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from .api_errors import error_body
+from .ratelimit import retry_after
+from .waits import please_wait, with_retry_after
 
 
 def _error(request: HttpRequest, title: str, message: str, status: int) -> HttpResponse:
@@ -17,8 +19,9 @@ def _error(request: HttpRequest, title: str, message: str, status: int) -> HttpR
 
 
 def rate_limited(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    message = _("You are going a little fast. Please wait a minute and try again.")
-    return _error(request, _("Too many requests"), message, 429)
+    """The 429 of every rate limit: Retry-After and the message say how long until its window ends."""
+    wait = retry_after(request) or 60  # a view that answers 429 itself without counting: a minute
+    return with_retry_after(_error(request, _("Too many requests"), please_wait(wait), 429), wait)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -39,6 +42,12 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 def server_error(request: HttpRequest) -> HttpResponse:
     message = _("Something went wrong on our side. Please try again in a moment.")
     return _error(request, _("Server error"), message, 500)
+
+
+def cross_site_refused(request: HttpRequest) -> HttpResponse:
+    """A form that carries no CSRF token, posted from another site (config/origin.py)."""
+    message = _("This form can only be sent from the course's own pages. Open the page again and send it from there.")
+    return _error(request, _("Form sent from another site"), message, 403)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

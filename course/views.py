@@ -11,6 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.htmx import vary_on_htmx, wants_fragment
+from config.origin import same_site_posts_only
 from config.ratelimit import rate_limit
 
 from . import services, study_plan
@@ -97,11 +98,13 @@ def search(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-# No CSRF token: the form sits on pages cached for every visitor, so it cannot carry one. A forged
-# post can do no more than anyone can do with the form: subscription is double opt-in (nothing is
-# sent to an address until its owner follows the emailed link, and an address that unsubscribed
+# No CSRF token: the form sits on pages cached for every visitor, so it cannot carry one. Instead a
+# post must say it comes from the site's own pages (Origin, else Referer: config/origin.py). Even a
+# post that got through could do no more than the form does: subscription is double opt-in (nothing
+# is sent to an address until its owner follows the emailed link, and an address that unsubscribed
 # is not resubscribed without it), the view reads no session or account, and it is rate limited.
 @csrf_exempt
+@same_site_posts_only
 @require_POST
 @vary_on_htmx
 @rate_limit("newsletter_subscribe")

@@ -14,6 +14,8 @@ from ninja import Query, Router, Status
 
 from accounts.auth import BearerToken, SessionLogin, api_user
 from config.api_errors import ApiError, Error
+from config.ratelimit import retry_after
+from config.waits import please_wait
 
 from . import selectors, services
 from .export import run_payload
@@ -39,11 +41,12 @@ def run_create(request: HttpRequest, run_settings: LabRunSettings):
     that break a rule, with a message per field; 429: too many submissions or runs waiting, or the
     daily budget is spent."""
     if submission_throttled(request, request.auth):
-        raise ApiError(429, _("You are going a little fast. Please wait a minute and try again."))
+        wait = retry_after(request)
+        raise ApiError(429, please_wait(wait), retry_after=wait)
     try:
         run = services.lab_run_submit(user=request.auth, config=run_settings.run_config())
     except services.LabQuotaError as exc:
-        raise ApiError(429, str(exc)) from exc
+        raise ApiError(429, str(exc), retry_after=exc.retry_after) from exc
     url = request.build_absolute_uri(reverse("api:labs_run", args=[run.pk]))
     return Status(201, {"id": run.pk, "status": run.status, "reused": run.reused_from_id is not None, "url": url})
 

@@ -6,7 +6,11 @@ from django.utils.translation import gettext_lazy as _
 from labs.devices import Limits, validate_for
 from labs.queue import site_limits
 from labs.training import config as lab_config
+from labs.training.parsers import show
 from labs.training.problems import Problem
+
+# What a browser sends with the form besides the settings.
+NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})
 
 
 def translate_problem(problem: str) -> str:
@@ -128,6 +132,7 @@ class RunForm(forms.Form):
 
     def clean(self) -> dict:
         data = super().clean()
+        self._check_names()
         if self.errors:
             return data
         data["sync"] = data.get("sync") or "no_sync"
@@ -138,3 +143,19 @@ class RunForm(forms.Form):
             for message in messages:
                 self.add_error(None if field == lab_config.NON_FIELD else field, message)
         return data
+
+    def _check_names(self) -> None:
+        """As the API does: a setting the form does not know, or one sent twice, is refused rather
+        than dropped or silently overwritten, so the run trained is the one asked for."""
+        known = ", ".join(lab_config.FIELDS)
+        getlist = getattr(self.data, "getlist", lambda name: [self.data[name]])
+        for name in self.data:
+            if name in NOT_SETTINGS:
+                continue
+            if name not in self.fields:
+                problem = Problem(lab_config.UNKNOWN_SETTING, got=show(name), known=known)
+            elif len(getlist(name)) > 1:
+                problem = Problem(lab_config.REPEATED_SETTING, name=name)
+            else:
+                continue
+            self.add_error(None, translate_problem(problem))

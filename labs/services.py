@@ -17,13 +17,16 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
+from redis import RedisError
 
 from config.celery import app as celery_app
+from config.waits import seconds_until, wait_in_words
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
 from .devices import queue_for, time_limits
 from .models import LabRun, LabRunCurveChunk
 from .presets import Preset
+from .queue import connected_workers, estimate_seconds, queue_position, typical_run_seconds
 
 # The worker's task, sent by name: labs.tasks imports this module, so this one must not import it.
 EXECUTE_RUN = "labs.tasks.execute_run"
@@ -39,7 +42,12 @@ ERROR_CANCELLED_WHILE_LOST = gettext_noop("Cancelled while its worker was not re
 
 
 class LabQuotaError(Exception):
-    """A submission that would go over the learner's limits; the message says which."""
+    """A submission that would go over the learner's limits; the message says which, and
+    `retry_after` in how many seconds it could pass (the 429's Retry-After)."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 def lab_run_submit(*, user: User, config: RunConfig) -> LabRun:
@@ -125,38 +133,85 @@ def copy_result(run: LabRun, source: LabRun) -> None:
 def _check_quotas(user: User, configs: list[RunConfig]) -> None:
     if not configs:
         return
+    now = timezone.now()
     active = LabRun.objects.filter(user=user, status__in=LabRun.ACTIVE).count()
     limit = settings.LAB_MAX_ACTIVE_RUNS
     if active + len(configs) > limit:
-        raise LabQuotaError(
-            _(
-                "You can have at most %(limit)d experiments waiting or running, and you have %(active)d. "
-                "Wait for some to finish or cancel one, then try again."
-            )
-            % {"limit": limit, "active": active}
-        )
+        message = _(
+            "You can have at most %(limit)d experiments waiting or running, and you have %(active)d. "
+            "Wait for some to finish or cancel one, then try again."
+        ) % {"limit": limit, "active": active}
+        wait, estimated = first_active_run_done_in(user=user, now=now)
+        if estimated:
+            message += " " + _("The first of them should be done in about %(wait)s.") % {"wait": wait_in_words(wait)}
+        raise LabQuotaError(message, retry_after=wait)
     budget = settings.LAB_DAILY_SAMPLE_BUDGET
     wanted = sum(config.steps * config.effective_batch_size for config in configs)
     spent = lab_budget_spent(user=user)
     if spent + wanted > budget:
+        wait = seconds_until(lab_budget_frees_at(user=user, wanted=wanted, now=now), now)
         raise LabQuotaError(
             _(
                 "This would train on %(wanted)s samples, but only %(left)s of your %(budget)s samples "
-                "for the last 24 hours are left. Lower the steps or the batch size, or come back tomorrow."
+                "for the last 24 hours are left. Lower the steps or the batch size, or try again in %(wait)s."
             )
-            % {"wanted": f"{wanted:,}", "left": f"{max(0, budget - spent):,}", "budget": f"{budget:,}"}
+            % {
+                "wanted": f"{wanted:,}",
+                "left": f"{max(0, budget - spent):,}",
+                "budget": f"{budget:,}",
+                "wait": wait_in_words(wait),
+            },
+            retry_after=wait,
         )
 
 
-def lab_budget_spent(*, user: User) -> int:
-    """Samples (steps × effective batch) trained for the learner in the last 24 hours.
-    Reused results cost nothing, nor do runs that ended before they started: cancelled while
-    queued, or failed because no connected worker could hold them (labs.routing)."""
-    since = timezone.now() - timedelta(hours=24)
-    runs = LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
+def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
+    """Seconds until the learner's first waiting or running run should end, and whether that is an
+    estimate from recent runs (else: the longest a run may take once a worker holds it)."""
+    typical = typical_run_seconds()
+    longest = settings.LAB_HARD_TIME_LIMIT
+    active = list(LabRun.objects.filter(user=user, status__in=LabRun.ACTIVE).order_by("created_at", "pk"))
+    running = [run for run in active if run.status == LabRun.Status.RUNNING and run.started_at]
+    if running:
+        elapsed = max((now - run.started_at).total_seconds() for run in running)  # the oldest ends first
+        if typical is not None and typical > elapsed:
+            return max(1, round(typical - elapsed)), True
+        return max(1, round(longest - elapsed)), False
+    queued = [run for run in active if run.status == LabRun.Status.QUEUED]
+    try:
+        workers = len(connected_workers())
+    except (RedisError, OSError):
+        workers = 0
+    estimate = estimate_seconds(position=queue_position(queued[0]), workers=workers) if queued else None
+    return (max(1, round(estimate)), True) if estimate is not None else (longest, False)
+
+
+def _budget_runs(user: User, since):
+    """The runs that count against the daily budget: reused results cost nothing, nor do runs that
+    ended before they started (cancelled while queued, or failed because no connected worker could
+    hold them, labs.routing)."""
+    return LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
         status__in=(LabRun.Status.CANCELLED, LabRun.Status.FAILED), attempts=0
     )
+
+
+def lab_budget_spent(*, user: User) -> int:
+    """Samples (steps × effective batch) trained for the learner in the last 24 hours."""
+    runs = _budget_runs(user, timezone.now() - timedelta(hours=24))
     return sum(run.cost for run in runs.only("config"))
+
+
+def lab_budget_frees_at(*, user: User, wanted: int, now):
+    """When enough of the learner's runs have left the last 24 hours for `wanted` more samples (or,
+    when `wanted` is more than the whole budget, when all of them have)."""
+    window = timedelta(hours=24)
+    runs = list(_budget_runs(user, now - window).order_by("created_at").only("config", "created_at"))
+    spent = sum(run.cost for run in runs)
+    for run in runs:
+        spent -= run.cost
+        if spent + wanted <= settings.LAB_DAILY_SAMPLE_BUDGET:
+            return run.created_at + window
+    return (runs[-1].created_at if runs else now) + window
 
 
 # Redis keeps one list per priority step and a worker takes from the step-0 list first: learners'

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.htmx import vary_on_htmx, wants_fragment
 from config.views import rate_limited
+from config.waits import with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services
@@ -102,7 +103,8 @@ def run_submit(request: HttpRequest) -> HttpResponse:
         run = services.lab_run_submit(user=request.user, config=form.run_config)
     except services.LabQuotaError as exc:
         form.add_error(None, str(exc))
-        return render(request, "labs/index.html", _index_context(request, form), status=429)
+        page = render(request, "labs/index.html", _index_context(request, form), status=429)
+        return with_retry_after(page, exc.retry_after)
     _say_if_reused(request, [run])
     return redirect("labs:run", run_id=run.pk)
 

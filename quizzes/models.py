@@ -1,4 +1,5 @@
 import secrets
+from datetime import datetime
 
 from django.conf import settings
 from django.db import models
@@ -58,6 +59,8 @@ class Question(models.Model):
     # computed on the server from `formula` (see quizzes/formulas.py); `answer` is then empty.
     parameters = models.JSONField(default=dict, blank=True)
     formula = models.CharField(max_length=200, blank=True)
+    # The learning objective it examines: an objective id of its guide, `<guide-slug>:<id>` in the exam.
+    objective = models.CharField(max_length=160, blank=True)
     is_active = models.BooleanField(default=True)
 
     class Meta:
@@ -66,6 +69,11 @@ class Question(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quiz.slug}/{self.key}"
+
+    @property
+    def is_parameterised(self) -> bool:
+        """Its numbers are drawn per attempt, so its worked solution gives nothing away next time."""
+        return bool(self.parameters)
 
     def option(self, option_id: str) -> dict | None:
         return next((o for o in self.options if o["id"] == option_id), None)
@@ -84,6 +92,8 @@ class Attempt(models.Model):
     layout = models.JSONField(default=dict)  # {question pk: [option ids in the order shown]}
     parameters = models.JSONField(default=dict, blank=True)  # {question pk: {name: value drawn}}
     started_at = models.DateTimeField()
+    # The exam's time limit (QUIZ_EXAM_TIME_LIMIT_MINUTES when it started): answers after it are refused.
+    deadline = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     correct_count = models.PositiveSmallIntegerField(default=0)
     passed = models.BooleanField(null=True, blank=True)
@@ -106,6 +116,9 @@ class Attempt(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None
+
+    def is_over_time(self, now: datetime) -> bool:
+        return self.deadline is not None and now >= self.deadline
 
     @property
     def score_percent(self) -> int:

@@ -53,8 +53,18 @@ class OptionItem:
     position: int
     text: str
     chosen: bool = False
-    is_key: bool = False  # set only once the attempt is finished
+    is_key: bool = False  # set only once the attempt is finished, and its review is open
     rank: int = 0  # ordering: the place the learner gave this step (or the place it is shown at)
+
+
+@dataclass(frozen=True)
+class StudyLink:
+    """Where the guide teaches an objective: the objective in the guide's "What you will be able to do"."""
+
+    url: str
+    text: str  # the objective, in the page's language
+    guide_title: str
+    order: tuple[int, int] = (0, 0)  # the guide's place in the course, the objective's in the guide
 
 
 @dataclass
@@ -67,9 +77,11 @@ class QuestionItem:
     answer: Answer | None = None
     value: str = ""  # numeric answer as typed back, or the order the learner gave
     hint: str = ""
-    explanation: str = ""
+    explanation: str = ""  # empty while the review is closed (see review_open)
     key_text: str = ""  # the right number, or the right order, once finished
     error: str = ""
+    objective: str = ""  # the question's objective id (`<guide-slug>:<id>` in the exam)
+    study: StudyLink | None = None  # after a wrong or missing answer to an exam question
 
 
 def _number(value: float) -> str:
@@ -79,19 +91,73 @@ def _number(value: float) -> str:
     return formats.number_format(Decimal(f"{value:g}"), use_l10n=True, force_grouping=grouped)
 
 
+def review_open(attempt: Attempt) -> bool:
+    """Whether the attempt may show its explanations, and once finished its keys (Moodle's review
+    options). A guide quiz: always. The exam: its questions stay in the bank, so nothing that gives
+    an answer away is shown until the learner has passed, with this attempt or a later one; an
+    attempt after the pass opens only if it passes too. Until then the review says which questions
+    were wrong and links the guide that teaches each one."""
+    if not attempt.quiz.is_exam:
+        return True
+    if not attempt.is_finished or attempt.user_id is None:
+        return False
+    if attempt.passed:
+        return True
+    later_pass = Attempt.objects.filter(
+        user_id=attempt.user_id, quiz_id=attempt.quiz_id, passed=True, started_at__gte=attempt.started_at
+    )
+    return later_pass.exists()
+
+
+def study_links(objectives: set[str], language: str) -> dict[str, StudyLink]:
+    """The guide pages that teach exam objectives (`<guide-slug>:<id>`), in `language`."""
+    from course.models import GuidePage
+
+    wanted: dict[str, set[str]] = {}
+    for objective in objectives:
+        slug, _sep, oid = objective.partition(":")
+        if oid:
+            wanted.setdefault(slug, set()).add(oid)
+    pages = GuidePage.objects.filter(guide__slug__in=wanted, guide__is_published=True).select_related("guide")
+    by_guide: dict[str, GuidePage] = {}
+    for page in pages:
+        if page.language == language or page.guide.slug not in by_guide:
+            by_guide[page.guide.slug] = page
+    links = {}
+    for slug, page in by_guide.items():
+        url = reverse("course:guide_detail", args=[slug])
+        for place, objective in enumerate(page.objectives):
+            if objective["id"] in wanted[slug]:
+                where = f"{url}#objective-{objective['id']}"
+                link = StudyLink(where, objective["text"], page.title, (page.guide.order, place))
+                links[f"{slug}:{objective['id']}"] = link
+    return links
+
+
 def question_item(
-    attempt: Attempt, number: int, question: Question, answer: Answer | None, language: str, error: str = ""
+    attempt: Attempt,
+    number: int,
+    question: Question,
+    answer: Answer | None,
+    language: str,
+    error: str = "",
+    *,
+    is_open: bool | None = None,
+    links: dict[str, StudyLink] | None = None,
 ) -> QuestionItem:
-    """What the page shows for one question. Before it is answered: prompt and shuffled options only."""
+    """What the page shows for one question. Before it is answered: prompt and shuffled options only.
+    `is_open`: review_open(attempt), when the caller knows it; `links`: study_links for its objective."""
     texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
     shown = attempt.layout.get(str(question.pk), [])
     drawn = attempt.drawn_for(question)
     prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, _number)
-    item = QuestionItem(number, attempt.total, question.type, prompt)
+    item = QuestionItem(number, attempt.total, question.type, prompt, objective=question.objective)
     item.error = error
     response = answer.response if answer else None
-    # Exam questions stay in the bank: a review says what was wrong and why, never the key.
-    reveal = attempt.is_finished and not attempt.quiz.is_exam
+    # A question whose numbers are drawn per attempt may show its worked solution and key: the
+    # numbers differ next time. Any other exam question waits for review_open.
+    explains = question.is_parameterised or (review_open(attempt) if is_open is None else is_open)
+    reveal = attempt.is_finished and explains
     key = grading.correct_response(question, drawn) if reveal else None
     for position, option_id in enumerate(shown, start=1):
         option = OptionItem(position, texts.get(option_id, ""), rank=position)
@@ -105,9 +171,14 @@ def question_item(
     if answer is None and not attempt.is_finished:
         return item
     item.answer = answer
-    item.explanation = question.explanation.get(language) or question.explanation["en"]
+    if explains:
+        item.explanation = question.explanation.get(language) or question.explanation["en"]
     if answer is not None and not answer.is_correct:
         item.hint = question.hint.get(language) or question.hint["en"]
+    if attempt.quiz.is_exam and question.objective and not (answer and answer.is_correct):
+        if links is None:
+            links = study_links({question.objective}, language)
+        item.study = links.get(question.objective)
     if question.type == Question.Type.NUMERIC:
         item.value = _number(response) if response is not None else ""
         item.key_text = _number(key) if reveal else ""
@@ -120,10 +191,46 @@ def question_item(
 def attempt_items(attempt: Attempt, language: str, errors: dict[int, str] | None = None) -> list[QuestionItem]:
     questions = Question.objects.in_bulk(attempt.question_ids)
     answers = {a.question_id: a for a in attempt.answers.all()}
+    is_open = review_open(attempt)
+    links = study_links({q.objective for q in questions.values()}, language) if attempt.quiz.is_exam else {}
     return [
-        question_item(attempt, number, questions[pk], answers.get(pk), language, (errors or {}).get(number, ""))
+        question_item(
+            attempt,
+            number,
+            questions[pk],
+            answers.get(pk),
+            language,
+            (errors or {}).get(number, ""),
+            is_open=is_open,
+            links=links,
+        )
         for number, pk in enumerate(attempt.question_ids, start=1)
     ]
+
+
+@dataclass
+class ObjectiveScore:
+    objective: str
+    study: StudyLink | None
+    correct: int = 0
+    total: int = 0
+
+
+def objective_scores(items: list[QuestionItem], language: str) -> list[ObjectiveScore]:
+    """The attempt's score per learning objective, in the course's order."""
+    links = study_links({item.objective for item in items if item.objective}, language)
+    scores: dict[str, ObjectiveScore] = {}
+    for item in items:
+        if not item.objective:
+            continue
+        score = scores.setdefault(item.objective, ObjectiveScore(item.objective, links.get(item.objective)))
+        score.total += 1
+        score.correct += 1 if item.answer and item.answer.is_correct else 0
+
+    def place(score: ObjectiveScore) -> tuple:
+        return (score.study is None, score.study.order if score.study else (0, 0), score.objective)
+
+    return sorted(scores.values(), key=place)
 
 
 def best_attempts(attempts: QuerySet) -> dict[int, Attempt]:

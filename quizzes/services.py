@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from course.models import Guide
 from course.typography import french_text, typeset_hash
@@ -47,6 +48,10 @@ class AlreadyAnswered(QuizError):
 
 class AttemptClosed(QuizError):
     status = 409
+
+
+class TimeUp(AttemptClosed):
+    """An exam answer sent after the attempt's deadline: the attempt is finished on what came before."""
 
 
 class LimitReached(QuizError):
@@ -112,6 +117,7 @@ def _sync_quiz(source: QuizSource) -> str:
                 "tolerance": q.tolerance,
                 "parameters": {name: list(choices) for name, choices in q.parameters},
                 "formula": q.formula,
+                "objective": q.objective,
                 "is_active": True,
             },
         )
@@ -143,12 +149,19 @@ def exam_available_at(*, attempts: QuerySet, now: datetime) -> datetime | None:
     return max(later) if later else None
 
 
-@transaction.atomic
 def attempt_start(
     *, quiz: Quiz, user: User | None, owned: QuerySet, language: str, now: datetime | None = None
 ) -> Attempt:
-    """Resumes the learner's unfinished attempt, or draws a new one within the exam limits."""
+    """Resumes the learner's unfinished attempt, or draws a new one within the exam limits. An
+    attempt whose time ran out is finished first (and stays finished if no new one may start)."""
     now = now or timezone.now()
+    for overdue in owned.filter(quiz=quiz, finished_at__isnull=True, deadline__lte=now):
+        attempt_finish(attempt=overdue, now=now)
+    return _attempt_start(quiz=quiz, user=user, owned=owned, language=language, now=now)
+
+
+@transaction.atomic
+def _attempt_start(*, quiz: Quiz, user: User | None, owned: QuerySet, language: str, now: datetime) -> Attempt:
     if user is not None:
         User.objects.select_for_update().filter(pk=user.pk).first()  # one start at a time per learner
     if quiz.is_exam and user is None:
@@ -174,6 +187,7 @@ def attempt_start(
         rng.shuffle(questions)
     layout = {str(q.pk): _shuffled_option_ids(q, rng) for q in questions if q.options}
     drawn = {str(q.pk): formulas.draw(q.parameters, rng) for q in questions if q.parameters}
+    minutes = settings.QUIZ_EXAM_TIME_LIMIT_MINUTES if quiz.is_exam else 0
     return Attempt.objects.create(
         quiz=quiz,
         user=user,
@@ -182,6 +196,7 @@ def attempt_start(
         layout=layout,
         parameters=drawn,
         started_at=now,
+        deadline=now + timedelta(minutes=minutes) if minutes > 0 else None,
     )
 
 
@@ -218,10 +233,14 @@ def attempt_question(attempt: Attempt, number: int) -> Question:
     return question
 
 
-def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
-    """Grades one posted answer. Nothing changes when the post is refused."""
+def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict, now: datetime | None = None) -> Answer:
+    """Grades one posted answer. Nothing changes when the post is refused, except that an answer
+    after the exam's deadline finishes the attempt, graded on the answers given in time."""
     if attempt.is_finished:
         raise AttemptClosed(_("This attempt is finished; its answers can no longer change."))
+    if attempt.deadline is not None and attempt.is_over_time(now or timezone.now()):
+        attempt_finish(attempt=attempt, now=now)
+        raise TimeUp(time_up_message(attempt))
     question = attempt_question(attempt, number)
     shown = attempt.layout.get(str(question.pk), [])
     if sorted(shown) != sorted(o["id"] for o in question.options):
@@ -241,12 +260,27 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict) -> Answer:
         raise AlreadyAnswered(_("You have already answered this question.")) from None
 
 
+def time_up_message(attempt: Attempt) -> str:
+    minutes = round((attempt.deadline - attempt.started_at).total_seconds() / 60)
+    return ngettext(
+        "Time is up: the exam allows %(minutes)d minute. Your attempt is finished and graded on the answers "
+        "you gave in time; this answer was not counted.",
+        "Time is up: the exam allows %(minutes)d minutes. Your attempt is finished and graded on the answers "
+        "you gave in time; this answer was not counted.",
+        minutes,
+    ) % {"minutes": minutes}
+
+
 def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
-    """Scores the attempt (unanswered questions count as wrong). Finishing twice changes nothing."""
+    """Scores the attempt (unanswered questions count as wrong). Finishing twice changes nothing.
+    An attempt finished after its deadline is finished at the deadline: nothing could be answered later."""
+    now = now or timezone.now()
+    if attempt.deadline is not None:
+        now = min(now, attempt.deadline)
     correct = attempt.answers.filter(is_correct=True).count()
     passed = attempt.total > 0 and correct / attempt.total >= settings.QUIZ_PASS_MARK - 1e-9
     Attempt.objects.filter(pk=attempt.pk, finished_at__isnull=True).update(
-        finished_at=now or timezone.now(), correct_count=correct, passed=passed
+        finished_at=now, correct_count=correct, passed=passed
     )
     attempt.refresh_from_db()
     return attempt

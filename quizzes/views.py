@@ -1,3 +1,5 @@
+import math
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -10,6 +12,7 @@ from django_ratelimit.exceptions import Ratelimited
 
 from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import rate_counted, rate_limit
+from config.waits import seconds_until, with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services
@@ -59,6 +62,7 @@ def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
         "cooldown_minutes": settings.QUIZ_EXAM_COOLDOWN_MINUTES,
         "daily_limit": settings.QUIZ_EXAM_DAILY_LIMIT,
+        "time_limit_minutes": settings.QUIZ_EXAM_TIME_LIMIT_MINUTES,
     }
     return TemplateResponse(request, "quizzes/quiz.html", context, status=status)
 
@@ -78,7 +82,9 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         attempt = services.attempt_start(quiz=quiz, user=user, owned=_owned(request), language=get_language())
     except services.QuizError as exc:
         messages.error(request, exc.message)
-        return _quiz_page(request, quiz, status=exc.status, available_at=exc.available_at)
+        page = _quiz_page(request, quiz, status=exc.status, available_at=exc.available_at)
+        wait = seconds_until(exc.available_at, timezone.now()) if exc.available_at else None
+        return with_retry_after(page, wait)
     _remember(request, attempt)
     return redirect(selectors.attempt_url(attempt))
 
@@ -87,12 +93,26 @@ def _attempt_page(request: HttpRequest, attempt: Attempt, errors=None, status: i
     items = selectors.attempt_items(attempt, get_language(), errors)
     context = {"attempt": attempt, "title": attempt.quiz.title_in(get_language()), "items": items}
     context["answered"] = sum(1 for item in items if item.answer)
+    context["minutes_left"] = _minutes_left(attempt)
     return render(request, "quizzes/attempt.html", context, status=status)
+
+
+def _minutes_left(attempt: Attempt) -> int | None:
+    if attempt.deadline is None:
+        return None
+    return max(0, math.ceil((attempt.deadline - timezone.now()).total_seconds() / 60))
+
+
+def _time_up(request: HttpRequest, attempt: Attempt) -> HttpResponse:
+    messages.error(request, services.time_up_message(attempt))
+    return redirect(selectors.result_url(attempt))
 
 
 @require_GET
 def attempt(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
+    if not attempt.is_finished and attempt.is_over_time(timezone.now()):
+        return _time_up(request, services.attempt_finish(attempt=attempt))
     if attempt.is_finished:
         return redirect(selectors.result_url(attempt))
     return _attempt_page(request, attempt)
@@ -107,6 +127,7 @@ def _question_fragment(
     answer = answer or attempt.answers.filter(question=question).first()
     item = selectors.question_item(attempt, number, question, answer, get_language(), error)
     context = {"attempt": attempt, "item": item, "answered": selectors.answered_count(attempt), "oob": True}
+    context["minutes_left"] = _minutes_left(attempt)
     return render(request, "quizzes/attempt.html#graded", context, status=status)
 
 
@@ -122,6 +143,10 @@ def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpRespon
         graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)
     except services.QuestionNotFound:
         raise Http404 from None
+    except services.TimeUp as exc:
+        if wants_fragment(request):
+            return _question_fragment(request, attempt, number, exc.message, exc.status)
+        return _time_up(request, attempt)
     except services.QuizError as exc:
         if wants_fragment(request):
             return _question_fragment(request, attempt, number, exc.message, exc.status)
@@ -143,10 +168,13 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     attempt = _attempt_or_404(request, slug, key)
     if not attempt.is_finished:
         return redirect(selectors.attempt_url(attempt))
+    items = selectors.attempt_items(attempt, get_language())
     context = {
         "attempt": attempt,
         "title": attempt.quiz.title_in(get_language()),
-        "items": selectors.attempt_items(attempt, get_language()),
+        "items": items,
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
+        "review_open": selectors.review_open(attempt),
+        "objective_scores": selectors.objective_scores(items, get_language()) if attempt.quiz.is_exam else [],
     }
     return render(request, "quizzes/result.html", context)

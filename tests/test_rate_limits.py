@@ -96,3 +96,40 @@ def test_when_the_cache_is_down_lab_submissions_are_not_refused(learner, setting
         throttled = [submission_throttled(request_from("192.0.2.1"), learner) for _ in range(2)]
     assert throttled == [False, False]  # stored, and dispatched once Redis is back
     assert "rate limit 'lab_submit' not checked" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("seconds", "en", "hi", "fr"),
+    [
+        (1, "1 second", "1 सेकंड", "1 seconde"),
+        (45, "45 seconds", "45 सेकंड", "45 secondes"),
+        (61, "2 minutes", "2 मिनट", "2 minutes"),  # rounded up: never less than the real wait
+        (3600, "1 hour", "1 घंटा", "1 heure"),
+        (3 * 3600 + 1, "3 hours and 1 minute", "3 घंटे और 1 मिनट", "3 heures et 1 minute"),
+    ],
+)
+def test_a_wait_is_said_in_words_in_the_readers_language(seconds, en, hi, fr):
+    from django.utils import translation
+
+    from config.waits import wait_in_words
+
+    for language, words in (("en", en), ("hi", hi), ("fr", fr)):
+        with translation.override(language):
+            assert wait_in_words(seconds) == words
+
+
+def test_a_429_says_the_real_wait_in_the_learners_language(client, db, settings):
+    """The lab's hourly limit once said "wait a minute": Retry-After and the words now follow the
+    counter's window, here an hour long."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "guide_search": "1/h"}
+    assert client.get("/hi/search/?q=loss").status_code == 200
+    refused = client.get("/hi/search/?q=loss")
+    assert refused.status_code == 429
+    wait = int(refused["Retry-After"])
+    assert 1 <= wait <= 3600
+    from django.utils import translation
+
+    from config.waits import wait_in_words
+
+    with translation.override("hi"):
+        assert f"कृपया {wait_in_words(wait)} रुककर फिर से कोशिश करें।" in refused.content.decode()

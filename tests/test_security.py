@@ -21,7 +21,7 @@ from labs.training.config import DEFAULT_CONFIG
 from quizzes.models import Answer, Attempt, Question, Quiz
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW_DOWN = "You are going a little fast. Please wait a minute and try again."
+SLOW_DOWN = "You are going a little fast. Please wait {wait} and try again."
 TINY_RUN = {**DEFAULT_CONFIG, "task": "digits-mlp", "steps": 3, "effective_batch_size": 16}
 
 
@@ -155,24 +155,63 @@ def test_production_redirects_plain_http_to_https(production):
 # Rate limits -----------------------------------------------------------------------------------
 
 
-def assert_slowed_down(response, *, api: bool = False) -> None:
+def assert_slowed_down(response, *, api: bool = False, period: int = 60) -> int:
+    """A 429 whose Retry-After is the wait until the counter's window (of `period` seconds) ends,
+    and whose message says that wait in words; returns the wait."""
+    from config.waits import wait_in_words
+
     assert response.status_code == 429
+    wait = int(response["Retry-After"])
+    assert 1 <= wait <= period
     if api:
         assert response["Content-Type"] == "application/json"
-        assert response.json()["error"]
+        message = response.json()["error"]
     else:
-        assert SLOW_DOWN in response.content.decode()
+        message = response.content.decode()
+    assert SLOW_DOWN.format(wait=wait_in_words(wait)) in message
+    return wait
 
 
 def test_logging_in_is_limited_per_address(client, learner):
     url = reverse("accounts:login")
-    wrong = {"username": learner.username, "password": "not-the-password"}
-    codes = [client.post(url, wrong).status_code for _ in range(20)]
+    codes = [client.post(url, {"username": f"guess-{n}", "password": "not-it"}).status_code for n in range(20)]
     assert set(codes) == {200}  # the form again, with its error
     blocked = client.post(url, {"username": learner.username, "password": "a-long-Passphrase-42"})
     assert_slowed_down(blocked)
     assert "_auth_user_id" not in client.session  # even the right password waits
+    wrong = {"username": learner.username, "password": "not-the-password"}
     assert Client(REMOTE_ADDR="192.0.2.7").post(url, wrong).status_code == 200  # another address is not held up
+
+
+@pytest.mark.parametrize("url", ["/en/accounts/login/", "/admin/login/"])
+def test_logging_in_is_limited_per_user_name_whatever_the_address(client, learner, url, settings):
+    """Many addresses cannot share out the guessing of one password; the learners' form and the
+    staff's (which can revoke certificates) count together."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login_username": "3/15m"}
+    wrong = {"username": learner.username, "password": "not-the-password"}
+    codes = [Client(REMOTE_ADDR=f"192.0.2.{n}").post(url, wrong).status_code for n in range(1, 4)]
+    assert set(codes) == {200}
+    other_address = Client(REMOTE_ADDR="198.51.100.9")
+    assert_slowed_down(other_address.post(url, {**wrong, "username": learner.username.upper()}), period=900)
+    assert other_address.post(url, {**wrong, "username": "someone-else"}).status_code == 200
+    assert other_address.get(url).status_code == 200  # showing the form is free
+
+
+def test_the_admin_log_in_is_limited_per_address_and_logs_failures(client, db, settings, caplog):
+    from django.contrib.auth.models import User
+
+    User.objects.create_superuser("root", "root@example.com", "a-long-Passphrase-42")
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": "5/m"}
+    caplog.set_level("WARNING", logger="accounts.throttle")
+    codes = [client.post("/admin/login/", {"username": f"admin{n}", "password": "guess"}).status_code for n in range(5)]
+    assert set(codes) == {200}
+    assert len([r for r in caplog.records if r.getMessage().startswith("log-in failed: user name 'admin")]) == 5
+    assert "/admin/login/" in caplog.records[0].getMessage() and "127.0.0.1" in caplog.records[0].getMessage()
+    blocked = client.post("/admin/login/", {"username": "root", "password": "a-long-Passphrase-42"})
+    assert_slowed_down(blocked)
+    assert "_auth_user_id" not in client.session
+    assert "log-in refused, too many attempts: user name 'root'" in caplog.text
+    assert "a-long-Passphrase-42" not in caplog.text and "guess" not in caplog.text  # never a password
 
 
 @pytest.fixture
@@ -237,3 +276,62 @@ def test_behind_the_proxy_each_learner_has_their_own_counter(client, db, setting
     assert client.get(api, HTTP_X_FORWARDED_FOR="198.51.100.2").status_code == 404
     # A client cannot dodge its limit by inventing addresses: the proxy appends the real one last.
     assert client.get(api, HTTP_X_FORWARDED_FOR="203.0.113.9, 198.51.100.1").status_code == 429
+
+
+# Open redirects: a path that reads like another host ------------------------------------------
+
+HOSTILE_PATHS = [
+    "//evil.example/en/",
+    "//evil.example/en/guides/what-is-gradient-accumulation/",
+    "//evil.example/fr/quizzes/?q=1",
+    "///evil.example/en/",
+    "//evil.example",
+    "/\\evil.example/en/",
+    "/\\\\evil.example/hi/",
+    "/%5Cevil.example/en/",
+    "/en//evil.example/",
+    "/en/\\evil.example/",
+]
+
+
+def leaves_the_site(url: str, page: str) -> bool:
+    """Whether a browser following `url` from `page` would land on another host (browsers read a
+    backslash in a web URL as a slash, and any run of slashes at the start as two)."""
+    from urllib.parse import urljoin, urlsplit
+
+    site = urlsplit(django_settings.SITE_URL).netloc
+    as_browsers_read_it = re.sub(r"^/{2,}", "//", url.replace("\\", "/"))
+    target = urlsplit(urljoin(f"{django_settings.SITE_URL}{page}", as_browsers_read_it))
+    return target.netloc not in ("", site)
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_a_path_that_names_another_host_yields_no_link_off_the_site(client, synced_content, path):
+    """GET //evil.example/en/ once rendered language links to //evil.example/en/ (Django's
+    translate_url reads the path as a URL with a host). The path is given raw, as a client sends it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    response = client.get("/", PATH_INFO=path.split("?")[0], QUERY_STRING=path.partition("?")[2])
+    assert response.status_code in (200, 302, 404), path
+    links = re.findall(r'(?:href|src|action)="([^"]*)"', response.content.decode())
+    if response.has_header("Location"):
+        links.append(response["Location"])
+    assert links
+    for link in links:
+        assert not leaves_the_site(link, path.split("?")[0]), (path, link)
+        for value in parse_qs(urlsplit(link).query).get("next", []):  # where a log-in would send
+            assert not leaves_the_site(value, "/"), (path, link)
+    switcher = re.findall(r'<a href="([^"]*)" lang="(\w+)" hreflang', response.content.decode())
+    assert switcher == [("/en/", "en"), ("/hi/", "hi"), ("/fr/", "fr")]  # each language's home page
+
+
+def test_the_language_switcher_still_leads_to_the_same_page(client, synced_content):
+    html = client.get("/fr/guides/what-is-gradient-accumulation/?from=search").content.decode()
+    switcher = dict((lang, href) for href, lang in re.findall(r'<a href="([^"]*)" lang="(\w+)" hreflang', html))
+    assert switcher == {
+        "en": "/en/guides/what-is-gradient-accumulation/?from=search",
+        "hi": "/hi/guides/what-is-gradient-accumulation/?from=search",
+        "fr": "/fr/guides/what-is-gradient-accumulation/?from=search",
+    }
+    missing = client.get("/hi/guides/no-such-guide/").content.decode()  # resolved, then not found
+    assert '<a href="/fr/guides/no-such-guide/" lang="fr"' in missing

@@ -92,9 +92,58 @@ def test_a_site_url_that_is_not_an_address_stops_the_site(tmp_path, site_url):
 def test_the_embedded_defaults_still_start_on_one_machine(tmp_path):
     """`make run` sets no variable: the site answers only on this machine, where 127.0.0.1 is right."""
     script = "from django.conf import settings; print(settings.DEBUG, settings.SITE_URL)"
-    result = _manage("shell", "-c", script, STATE_DIR=str(tmp_path), SITE_URL="", DEBUG="", ALLOWED_HOSTS="")
+    env = {"STATE_DIR": str(tmp_path), "SITE_URL": "", "DEBUG": "", "ALLOWED_HOSTS": "", "PORT": ""}
+    result = _manage("shell", "-c", script, **env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "False http://127.0.0.1:8000"
+
+
+def test_the_default_site_url_follows_the_port_the_run_command_serves_on(tmp_path):
+    """`PORT=9123 make run`: credentials and QR codes must name 9123, or the site's own verifier
+    cannot fetch the status list they point to."""
+    script = "from django.conf import settings; print(settings.SITE_URL)"
+    result = _manage("shell", "-c", script, STATE_DIR=str(tmp_path), SITE_URL="", PORT="9123")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "http://127.0.0.1:9123"
+    assert "PORT must be a TCP port" in _manage("check", STATE_DIR=str(tmp_path), PORT="70000").stderr
+    assert (ROOT / "bin/run").read_text().count('export PORT="${PORT:-8000}"') == 1  # every program sees it
+
+
+@pytest.mark.parametrize(
+    ("site_url", "port", "warns"),
+    [
+        ("http://127.0.0.1:8000", 9000, True),
+        ("http://localhost:8000", 9000, True),
+        ("http://127.0.0.1", 8000, True),  # no port named: 80
+        ("http://127.0.0.1:9000", 9000, False),
+        ("https://course.example.org", 8000, False),  # behind a proxy: its own port
+    ],
+)
+def test_a_site_url_that_names_another_local_port_is_warned_about(site_url, port, warns):
+    from config.env import site_url_port_warning
+
+    warning = site_url_port_warning(site_url, port)
+    assert bool(warning) is warns
+    if warns:
+        assert f"SITE_URL is {site_url} but the site serves on port {port}" in warning
+
+
+def test_gunicorn_warns_at_start_up_when_site_url_and_its_port_disagree(settings):
+    """The run command's web server (config/gunicorn.conf.py), started on 9000 with SITE_URL on 8000."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "config/gunicorn.conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    said = []
+    server = SimpleNamespace(cfg=SimpleNamespace(bind=["127.0.0.1:9000"]), log=SimpleNamespace(warning=said.append))
+    settings.SITE_URL = "http://127.0.0.1:8000"
+    conf.on_starting(server)
+    assert len(said) == 1 and "serves on port 9000" in said[0]
+    settings.SITE_URL = "http://127.0.0.1:9000"
+    conf.on_starting(server)
+    assert len(said) == 1
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,9 @@
 from django import template
 from django.conf import settings
-from django.urls import translate_url
+from django.urls import NoReverseMatch, reverse
+from django.utils.encoding import iri_to_uri
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, override
 
 from course.typography import french_html, french_text
 
@@ -16,10 +17,26 @@ def language_url(context, language: str) -> str:
     # The header and the hreflang links ask for each language; resolve each URL once per request.
     cache = request.__dict__.setdefault("_language_urls", {})
     if language not in cache:
-        path = request.get_full_path()
-        url = translate_url(path, language)
-        cache[language] = url if url != path or language == context.get("LANGUAGE_CODE") else f"/{language}/"
+        cache[language] = _page_in(request, language, context.get("LANGUAGE_CODE"))
     return cache[language]
+
+
+def _page_in(request, language: str, current: str | None) -> str:
+    """Built from the route the request resolved to, never from the path it asked for: a path such
+    as `//evil.com/en/` resolves to nothing (it gets the home page), where Django's translate_url
+    would read `evil.com` as a host and keep it in the link."""
+    match = request.resolver_match
+    if match is None:
+        return f"/{language}/"
+    try:
+        with override(language):
+            url = reverse(match.view_name, args=match.args, kwargs=match.kwargs)
+    except NoReverseMatch:
+        return f"/{language}/"
+    if url == request.path and language != current:  # a page outside the language prefixes
+        return f"/{language}/"
+    query = request.META.get("QUERY_STRING", "")
+    return f"{url}?{iri_to_uri(query)}" if query else url
 
 
 @register.simple_tag(takes_context=True)

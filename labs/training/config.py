@@ -97,6 +97,7 @@ NOT_AN_OBJECT = gettext_noop("The settings must be a set of named fields (a JSON
 REQUIRED = gettext_noop("%(name)s is required.")
 NAME_NOT_TEXT = gettext_noop("Setting names must be text; got %(got)s.")
 UNKNOWN_SETTING = gettext_noop("%(got)s is not a known setting. The settings are: %(known)s.")
+REPEATED_SETTING = gettext_noop("%(name)s is given more than once; give each setting once.")
 
 
 NOT_A_NUMBER = gettext_noop("%(name)s must be a number from %(low)s to %(high)s; got %(got)s.")

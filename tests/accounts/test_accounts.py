@@ -55,10 +55,35 @@ def test_sign_up_errors_are_explained_and_nothing_is_created(client):
     assert User.objects.count() == 0
 
 
-def test_an_email_can_only_be_used_once(client, learner):
-    response = _signup(client, language="en", email="ASHA@example.com")
+def test_sign_up_does_not_tell_whether_an_address_is_registered(client, learner, django_capture_on_commit_callbacks):
+    """A taken address gets the same answer as a free one; its holder is told instead (Django's
+    password-reset habit), and the address stays theirs alone."""
+    learner.profile.language = "fr"
+    learner.profile.save()
+    with django_capture_on_commit_callbacks(execute=True):  # the e-mails leave once the account is stored
+        free = _signup(Client(), language="en", username="ravi", email="ravi@example.com")
+        taken = _signup(client, language="en", username="mallory", email="ASHA@example.com")
+    assert (taken.status_code, taken["Location"]) == (free.status_code, free["Location"])
+    assert taken["Location"] == "/en/accounts/dashboard/"
+    page = client.get(taken["Location"]).content.decode()
+    assert "We sent a message to the address you gave: check your email." in page
+    assert "already" not in page
+    mallory, ravi = User.objects.get(username="mallory"), User.objects.get(username="ravi")
+    assert mallory.email == "" and ravi.email == "ravi@example.com"
+    assert User.objects.filter(email__iexact="asha@example.com").get() == learner
+    welcome, notice = mail.outbox
+    assert welcome.to == ["ravi@example.com"] and "ravi" in welcome.body
+    assert notice.to == ["asha@example.com"]  # in the holder's language, with the way back in
+    assert notice.subject == "Quelqu'un s'est inscrit avec votre adresse au Cours sur l'accumulation de gradient"
+    assert "asha" in notice.body and "mallory" not in notice.body
+    assert "/fr/accounts/login/" in notice.body and "/fr/accounts/password/reset/" in notice.body
+
+
+def test_a_taken_user_name_is_still_said(client, learner):
+    response = _signup(client, language="en", username="asha", email="someone-new@example.com")
     assert response.status_code == 400
-    assert "already exists" in response.content.decode()
+    assert "A user with that username already exists." in response.content.decode()
+    assert not mail.outbox
 
 
 def test_log_in_and_log_out(client, learner):
@@ -106,6 +131,14 @@ def test_api_tokens_are_shown_once_and_stored_only_as_a_digest(learner_client, l
     bad = rf.get("/api/labs/runs/1", HTTP_AUTHORIZATION="Bearer gac_wrong")
     bad.user = None
     assert not api_user(bad).is_authenticated
+
+
+def test_the_page_that_shows_a_new_token_is_never_stored(learner_client):
+    """It is the one page that shows the raw token: no browser history or shared cache may keep it."""
+    response = learner_client.post("/en/accounts/tokens/", {"name": "laptop"})
+    assert re.search(r"gac_[\w-]+", response.content.decode())
+    directives = {part.strip() for part in response["Cache-Control"].split(",")}
+    assert {"no-store", "private"} <= directives
 
 
 def test_revoking_a_token(learner_client, learner):

@@ -9,6 +9,15 @@ from course.models import Subscriber
 from course.services import newsletter_send
 
 pytestmark = pytest.mark.django_db
+FROM_THE_SITE = {"HTTP_ORIGIN": "http://testserver"}  # what a browser sends with the site's own form
+
+
+@pytest.fixture
+def client():
+    """A browser on the site's pages: its posts carry the site's Origin."""
+    from django.test import Client
+
+    return Client(**FROM_THE_SITE)
 
 
 def _link(message, kind: str) -> str:
@@ -86,7 +95,7 @@ def test_a_subscription_needs_no_csrf_token_yet_cannot_resubscribe_anyone_withou
     can do is what the form does: mail a confirmation link, and nothing more."""
     from django.test import Client
 
-    visitor = Client(enforce_csrf_checks=True)
+    visitor = Client(enforce_csrf_checks=True, **FROM_THE_SITE)
     assert visitor.post("/en/newsletter/", {"email": "sam@example.com"}).status_code == 200
     assert not Subscriber.objects.get(email="sam@example.com").is_active
     visitor.get(_link(mail.outbox[0], "confirm"))
@@ -95,3 +104,49 @@ def test_a_subscription_needs_no_csrf_token_yet_cannot_resubscribe_anyone_withou
     assert not Subscriber.objects.get(email="sam@example.com").is_active  # still unsubscribed
     visitor.get(_link(mail.outbox[-1], "confirm"))
     assert Subscriber.objects.get(email="sam@example.com").is_active
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ORIGIN": "https://evil.example"},
+        {"HTTP_ORIGIN": "null"},  # a sandboxed frame
+        {"HTTP_ORIGIN": "http://testserver.evil.example"},
+        {"HTTP_REFERER": "https://evil.example/page-with-a-hidden-form.html"},
+        {},  # no word of where it comes from
+    ],
+)
+def test_a_subscription_posted_from_another_site_is_refused(headers):
+    """The form carries no CSRF token, so a cross-site page could post it in a visitor's name;
+    the browser's Origin (or Referer) tells it apart."""
+    from django.test import Client
+
+    response = Client().post("/fr/newsletter/", {"email": "victim@example.com"}, **headers)
+    assert response.status_code == 403
+    assert "Ce formulaire ne peut être envoyé que depuis les pages du cours." in response.content.decode()
+    assert not Subscriber.objects.exists() and not mail.outbox
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ORIGIN": "http://testserver"},
+        {"HTTP_ORIGIN": "http://127.0.0.1:8000"},  # SITE_URL, behind a proxy that rewrites the host
+        {"HTTP_REFERER": "http://testserver/en/guides/what-is-gradient-accumulation/"},
+    ],
+)
+def test_a_subscription_from_the_sites_own_pages_is_taken(headers):
+    from django.test import Client
+
+    assert Client().post("/en/newsletter/", {"email": "reader@example.com"}, **headers).status_code == 200
+    assert Subscriber.objects.filter(email="reader@example.com").exists()
+
+
+def test_a_trusted_origin_may_name_subdomains(settings):
+    from django.test import Client
+
+    settings.CSRF_TRUSTED_ORIGINS = ["https://*.course.example.org"]
+    origin = {"HTTP_ORIGIN": "https://fr.course.example.org"}
+    assert Client().post("/en/newsletter/", {"email": "reader@example.com"}, **origin).status_code == 200
+    other = {"HTTP_ORIGIN": "http://fr.course.example.org"}  # the scheme counts too
+    assert Client().post("/en/newsletter/", {"email": "other@example.com"}, **other).status_code == 403

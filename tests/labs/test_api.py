@@ -1,9 +1,12 @@
 import json
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import ApiToken
+from config.waits import wait_in_words
 from labs.models import LabRun
 from labs.training.config import DEFAULT_CONFIG
 
@@ -165,6 +168,45 @@ def test_the_daily_budget_of_steps_times_batch_is_enforced(client, token, settin
     assert second.status_code == 429 and "36" in second.json()["error"]
 
 
+def test_a_setting_named_twice_in_the_json_is_refused(client, token):
+    """json keeps the last of two values silently; the API, like the form, refuses the body."""
+    body = json.dumps({**CONFIG, "steps": 2})[:-1] + ', "steps": 400}'
+    headers = {"Authorization": f"Bearer {token}"}
+    response = client.post("/api/labs/runs", body, content_type="application/json", headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"] == 'The request body names "steps" more than once.'
+    assert LabRun.objects.count() == 0
+
+
+def test_a_spent_budget_says_when_it_frees_up(client, token, learner, make_run, settings):
+    """Retry-After is when enough runs leave the last 24 hours, and the message says it in words:
+    two runs of 32 samples and 64 wanted make 128 of 100; the older run (20 hours ago) leaves in
+    4 hours, after which 32 + 64 fit."""
+    settings.LAB_DAILY_SAMPLE_BUDGET = 100
+    now = timezone.now()
+    for hours_ago, seed in ((20, 1), (2, 2)):
+        run = make_run(learner, status=LabRun.Status.SUCCEEDED, config={"steps": 2, "seed": seed}, attempts=1)
+        LabRun.objects.filter(pk=run.pk).update(created_at=now - timedelta(hours=hours_ago))
+    refused = post_json(client, "/api/labs/runs", {**CONFIG, "seed": 3}, Authorization=f"Bearer {token}")
+    assert refused.status_code == 429
+    wait = int(refused["Retry-After"])
+    assert 4 * 3600 - 60 < wait <= 4 * 3600
+    assert refused.json()["error"].endswith(f"or try again in {wait_in_words(wait)}.")
+    assert wait_in_words(wait) in ("4 hours", "3 hours and 59 minutes")
+
+
+def test_too_many_waiting_runs_says_when_the_first_should_end(client, token, learner, make_run, settings):
+    settings.LAB_MAX_ACTIVE_RUNS = 1
+    now = timezone.now()
+    for seconds in (100, 140, 120):  # recent runs took 2 minutes (the median)
+        make_run(learner, status=LabRun.Status.SUCCEEDED, started_at=now - timedelta(seconds=seconds), finished_at=now)
+    make_run(learner, status=LabRun.Status.RUNNING, started_at=now - timedelta(seconds=30))
+    refused = post_json(client, "/api/labs/runs", CONFIG, Authorization=f"Bearer {token}")
+    assert refused.status_code == 429
+    assert 85 <= int(refused["Retry-After"]) <= 90  # 120 s typical, 30 s of it done
+    assert "The first of them should be done in about 2 minutes." in refused.json()["error"]
+
+
 def test_submissions_are_rate_limited(client, token, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "2/m"}
     codes = [
@@ -172,6 +214,9 @@ def test_submissions_are_rate_limited(client, token, settings):
         for s in range(3)
     ]
     assert codes == [201, 201, 429]
+    refused = post_json(client, "/api/labs/runs", {**CONFIG, "seed": 9}, Authorization=f"Bearer {token}")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert f"Please wait {wait_in_words(int(refused['Retry-After']))} and try again." in refused.json()["error"]
 
 
 def test_the_openapi_document_describes_the_labs_endpoints(client, db):

@@ -95,6 +95,25 @@ def test_a_form_with_n_not_dividing_the_batch_explains_why(learner_client):
     assert LabRun.objects.count() == 0
 
 
+def test_the_form_refuses_a_setting_it_does_not_know_as_the_api_does(learner_client):
+    data = {**DEFAULT_CONFIG, "steps": 5, "grad_clip": "", "warmup_steps": "10"}
+    response = learner_client.post(reverse("labs:submit"), data)
+    assert response.status_code == 400
+    assert "&#x27;warmup_steps&#x27; is not a known setting. The settings are: task, norm," in response.text
+    assert LabRun.objects.count() == 0
+
+
+def test_the_form_refuses_a_setting_sent_twice(learner_client):
+    """The form once trained the last of two values without a word; the API refuses both."""
+    data = {**DEFAULT_CONFIG, "grad_clip": "", "steps": ["5", "500"]}
+    response = learner_client.post(reverse("labs:submit"), data)
+    assert response.status_code == 400
+    assert "steps is given more than once; give each setting once." in response.text
+    french = learner_client.post("/fr/labs/runs/", data)
+    assert french.status_code == 400 and "steps est donné plus d&#x27;une fois" in french.text
+    assert LabRun.objects.count() == 0
+
+
 def test_a_private_run_is_hidden_from_others_but_open_through_its_share_link(client, other_learner, make_run):
     run = make_run(other_learner, status=LabRun.Status.SUCCEEDED)
     assert client.get(reverse("labs:run", args=[run.pk])).status_code == 404
@@ -193,5 +212,7 @@ def test_submission_is_rate_limited_per_learner(learner_client, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/h"}
     data = {**DEFAULT_CONFIG, "steps": 2, "grad_clip": ""}
     assert learner_client.post(reverse("labs:submit"), data).status_code == 302
-    assert learner_client.post(reverse("labs:submit"), {**data, "seed": 1}).status_code == 429
+    refused = learner_client.post(reverse("labs:submit"), {**data, "seed": 1})
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 3600
+    assert "wait a minute" not in refused.text  # the hourly limit says its real wait
     assert LabRun.objects.count() == 1

@@ -16,6 +16,7 @@ def test_after_an_exam_attempt_the_cool_down_applies(learner_client, quizzes, ta
     refused = start(client)
     assert refused.status_code == 429
     assert "You can start a new attempt in" in refused.text
+    assert 29 * 60 < int(refused["Retry-After"]) <= 30 * 60  # until the cool-down ends
     assert Attempt.objects.count() == 1
     Attempt.objects.filter(pk=attempt.pk).update(finished_at=attempt.finished_at - timedelta(minutes=31))
     assert start(client).status_code == 302
