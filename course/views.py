@@ -17,7 +17,7 @@ from . import services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
 from .page_cache import public_page
-from .search import search_guides
+from .search import query_terms, search_guides, searched_as
 
 
 @require_GET
@@ -92,7 +92,8 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limit("guide_search")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
-    context = {"query": query, "hits": search_guides(query, get_language()) if query else []}
+    terms = query_terms(query)
+    context = {"query": query, "hits": search_guides(query, get_language()), "searched_as": searched_as(terms)}
     template = "course/search.html#results" if wants_fragment(request) else "course/search.html"
     return render(request, template, context)
 
