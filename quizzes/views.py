@@ -54,6 +54,7 @@ def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at
         if quiz.is_exam
         else quiz.questions.filter(is_active=True).count(),
         "unfinished": owned.filter(finished_at__isnull=True).first(),
+        "passed_exam": selectors.passed_exam_attempt(owned, quiz),
         "finished": owned.filter(finished_at__isnull=False)[:10],
         "available_at": available_at,
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
@@ -148,5 +149,6 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "title": attempt.quiz.title_in(get_language()),
         "items": selectors.attempt_items(attempt, get_language()),
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
+        "next_step": selectors.next_step(attempt.quiz, get_language()),
     }
     return render(request, "quizzes/result.html", context)
