@@ -51,14 +51,15 @@ def test_a_pages_sections_are_its_h2_and_h3_headings_in_order(synced_content):
     assert sections[0].title == page.toc[0]["title"] and sections[0].text.startswith(page.toc[0]["title"])
 
 
-@pytest.mark.parametrize("spelling", ["मेमोरी", "स्मृति"])  # the sound written in Devanagari, the Hindi gloss
-def test_a_hindi_query_in_devanagari_finds_the_english_term(client, synced_content, spelling):
+# The sound written in Devanagari (the glossary's forbidden spelling), and the Hindi gloss.
+@pytest.mark.parametrize("spelling, term", [("मेमोरी", "memory"), ("प्रवणता", "gradient")])
+def test_a_hindi_query_in_devanagari_finds_the_english_term(client, synced_content, spelling, term):
     html = client.get("/hi/search/", {"q": spelling}).content.decode()
     links = result_links(html)
-    english = [hit.page.guide.slug for hit in search_guides("memory", "hi")]
+    english = [hit.page.guide.slug for hit in search_guides(term, "hi")]
     assert len(links) == len(english) > 0
     assert [link.split("/")[3] for link in links] == english
-    assert "memory" in html  # said on the page: "also searched for the English term: memory"
+    assert f": {term}" in html  # said on the page: "also searched for the English term: memory"
     assert "0 guides" not in html
 
 
@@ -72,6 +73,7 @@ def test_the_query_is_normalised_so_a_nukta_typed_either_way_matches():
 def test_several_words_can_make_one_spelling_and_punctuation_is_ignored():
     assert query_terms("सीखने की दर?") == [("सीखने की दर", "learning rate")]
     assert query_terms("“मेमोरी” बजट") == [("मेमोरी", "memory"), ("बजट",)]
+    assert query_terms("हानि") == [("हानि", "loss")]
 
 
 def test_every_devanagari_spelling_in_the_glossary_maps_to_its_english_term():
