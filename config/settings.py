@@ -86,7 +86,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.static_files.StaticAndMediaMiddleware",  # WhiteNoise: static files and media, with byte ranges
     "course.page_cache.PublicPageCacheMiddleware",  # serves cached public pages before the rest runs
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -200,6 +200,15 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 WHITENOISE_MANIFEST_STRICT = False
+
+
+def _accept_byte_ranges(headers, path: str, url: str) -> None:
+    """Every static and media file says it can be fetched in parts (WhiteNoise answers ranges but
+    does not say so; config/static_files.py)."""
+    headers["Accept-Ranges"] = "bytes"
+
+
+WHITENOISE_ADD_HEADERS_FUNCTION = _accept_byte_ranges
 
 # Email: console/file by default (mail lands in STATE_DIR/mail), SMTP when EMAIL_HOST is set.
 EMAIL_HOST = env_str("EMAIL_HOST")

@@ -1,8 +1,6 @@
-from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
-from django.views.static import serve
 
 from accounts.throttle import login_rate_limited
 from course import views as course_views
@@ -32,9 +30,9 @@ urlpatterns += i18n_patterns(
 # would first be tried against each API route. No page path starts like these, so order is free.
 urlpatterns += [
     path("", api.urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
-    # Narration audio generated at set-up; served by Django on one machine, by the proxy at scale.
-    path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT}),
 ]
+# Media (the narration) is served with static files by WhiteNoise, with byte ranges, ahead of the
+# URLs: config/static_files.py.
 
 handler400 = "config.views.bad_request"
 handler403 = "config.views.permission_denied"

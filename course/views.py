@@ -18,7 +18,8 @@ from . import services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
 from .page_cache import public_page
-from .search import search_guides
+from .progress import progress_of
+from .search import query_terms, search_guides, searched_as
 
 
 @require_GET
@@ -39,8 +40,9 @@ PAGE_TIMEOUT = 3600  # seconds; a change to the guides retires their pages at on
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def home(request: HttpRequest) -> HttpResponse:
-    pages = _published_pages(get_language())
-    return TemplateResponse(request, "course/home.html", {"pages": pages, "newsletter_form": NewsletterForm()})
+    pages = list(_published_pages(get_language()))
+    context = {"pages": pages, "first_page": pages[0] if pages else None, "newsletter_form": NewsletterForm()}
+    return TemplateResponse(request, "course/home.html", context)
 
 
 @require_GET
@@ -55,8 +57,13 @@ def course_overview(request: HttpRequest) -> HttpResponse:
     """Who the course is for: prerequisites, the guides in order with objectives and time, the exam."""
     pages = GuidePage.objects.filter(language=get_language(), guide__is_published=True).select_related("guide")
     plan = study_plan.course_plan(pages.defer("body_html", "plain_text", "toc"))
+    # A visitor with a session (signed in, or quizzes taken in this browser) sees where they stand;
+    # the page cached for everyone else shows none (progress_of finds nothing for them).
+    progress = progress_of(request.user, request.session, [item.page for item in plan])
     context = {
         "plan": plan,
+        "progress": progress if progress.started else None,
+        "steps": {step.page.guide.slug: step for step in progress.steps},
         "total_hours": study_plan.total_hours(plan),
         "prerequisites": [item for item in (plan[0].page.prerequisites if plan else []) if "url" in item],
         "assumptions": study_plan.assumptions(),
@@ -93,7 +100,8 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limit("guide_search")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
-    context = {"query": query, "hits": search_guides(query, get_language()) if query else []}
+    terms = query_terms(query)
+    context = {"query": query, "hits": search_guides(query, get_language()), "searched_as": searched_as(terms)}
     template = "course/search.html#results" if wants_fragment(request) else "course/search.html"
     return render(request, template, context)
 

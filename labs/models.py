@@ -13,6 +13,13 @@ def new_share_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+def micro_batch(effective_batch_size: int, accumulation_steps: int, processes: int = 1) -> int:
+    """Samples in one forward pass: the window of B samples is split over G processes, each of
+    which accumulates N micro-batches of its share, so B / (N * G) (RunConfig.micro_batch_size
+    in labs/training/config.py, for a stored run's settings)."""
+    return effective_batch_size // (max(1, accumulation_steps) * max(1, processes))
+
+
 class LabRun(models.Model):
     """One training experiment. This row, not the Celery message, is the source of truth:
     workers claim it with a conditional update and write their progress here."""
@@ -115,7 +122,13 @@ class LabRun(models.Model):
 
     @property
     def micro_batch_size(self) -> int:
-        return int(self.config.get("effective_batch_size", 0)) // max(1, int(self.config.get("accumulation_steps", 1)))
+        """B / (N * G): a data-parallel run's processes each take their share of the window."""
+        config = self.config
+        return micro_batch(
+            int(config.get("effective_batch_size", 0)),
+            int(config.get("accumulation_steps", 1)),
+            int(config.get("processes", 1)),
+        )
 
     @property
     def error_message(self) -> str:

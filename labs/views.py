@@ -148,6 +148,7 @@ def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
         "estimate": estimate_text(run_queue_block["estimate_seconds"]),
         "is_owner": is_owner,
         "chart": chart_payload([run]),
+        **_chart_view(request),
         "poll_url": request.path,
         "compare_url": _compare_url([run]),
         "share_url": request.build_absolute_uri(reverse("labs:shared", args=[run.share_token])),
@@ -219,22 +220,29 @@ def _compare_url(runs: list[LabRun], **view: str) -> str:
     return reverse("labs:compare") + "?" + urlencode([("run", run.share_ref) for run in runs] + list(view.items()))
 
 
-def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
+def _chart_view(request: HttpRequest) -> dict:
+    """The chart's controls (x axis, y scale, smoothing) as the URL sets them, for the run and
+    compare pages alike; anything odd falls back to the default."""
     x = request.GET.get("x") if request.GET.get("x") in X_AXES else "step"
     y = request.GET.get("y") if request.GET.get("y") in Y_SCALES else "linear"
     try:
         smooth = min(0.95, max(0.0, float(request.GET.get("smooth", 0))))
     except ValueError:
         smooth = 0.0
+    return {"view": {"x": x, "y": y, "smooth": smooth}, "x_axes": X_AXES, "y_scales": Y_SCALES}
+
+
+def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
+    chart_view = _chart_view(request)
+    view = chart_view["view"]
     refs = urlencode([("run", run.share_ref) for run in runs])
+    share = _compare_url(runs, x=view["x"], y=view["y"], smooth=f"{view['smooth']:g}")
     return {
         "runs": runs,
         "chart": chart_payload(runs),
         "any_active": any(run.is_active for run in runs),
-        "view": {"x": x, "y": y, "smooth": smooth},
-        "x_axes": X_AXES,
-        "y_scales": Y_SCALES,
+        **chart_view,
         "refs": refs,
         "poll_url": reverse("labs:compare") + "?" + refs,
-        "share_url": request.build_absolute_uri(_compare_url(runs, x=x, y=y, smooth=f"{smooth:g}")),
+        "share_url": request.build_absolute_uri(share),
     }

@@ -8,8 +8,10 @@ class QuizzesConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.dashboard import register_section
+        from course.progress import register_quiz_results
 
         from . import signals  # noqa: F401  (connects the login receiver)
-        from .selectors import dashboard_context
+        from .selectors import dashboard_context, guide_quiz_results
 
         register_section("quizzes", template="quizzes/_dashboard.html", context=dashboard_context, order=20)
+        register_quiz_results(guide_quiz_results)

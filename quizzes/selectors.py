@@ -9,6 +9,9 @@ from django.urls import reverse
 from django.utils import formats
 from django.utils.translation import get_language
 
+from course.progress import QuizResult
+from course.selectors import next_guide_page
+
 from . import formulas, grading, rows
 from .models import Answer, Attempt, Question, Quiz
 
@@ -256,3 +259,37 @@ def dashboard_context(user) -> dict:
     attempts = Attempt.objects.filter(user=user)
     best = sorted(best_attempts(attempts).values(), key=lambda a: (a.quiz.is_exam, a.quiz.position, a.quiz.slug))
     return {"quiz_results": [{"attempt": a, "title": a.quiz.title_in(get_language())} for a in best]}
+
+
+def guide_quiz_results(user, session) -> dict[str, QuizResult]:
+    """For the course's progress (course/progress.py): the visitor's best finished attempt at each
+    guide's quiz, by guide slug; a signed-out visitor's are this browser's own attempts."""
+    attempts = attempts_of(user=user, keys=list(session.get(SESSION_KEY, [])))
+    best = best_attempts(attempts.filter(quiz__guide__isnull=False).select_related("quiz__guide"))
+    return {a.quiz.guide.slug: QuizResult(a.score_percent, bool(a.passed)) for a in best.values()}
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """Where a finished guide quiz leads: the next guide, or after the last one the final exam."""
+
+    url: str
+    title: str
+    is_exam: bool
+
+
+def next_step(quiz: Quiz, language: str) -> NextStep | None:
+    if quiz.is_exam or quiz.guide is None:
+        return None
+    following = next_guide_page(quiz.guide, language)
+    if following is not None:
+        return NextStep(reverse("course:guide_detail", args=[following.guide.slug]), following.title, False)
+    exam = published_quizzes().filter(is_exam=True).first()
+    return NextStep(reverse("quizzes:quiz", args=[exam.slug]), exam.title_in(language), True) if exam else None
+
+
+def passed_exam_attempt(attempts: QuerySet, quiz: Quiz) -> Attempt | None:
+    """The visitor's latest passed attempt at the exam `quiz` (its certificate's source), if any."""
+    if not quiz.is_exam:
+        return None
+    return attempts.filter(quiz=quiz, passed=True).order_by("-finished_at").first()

@@ -57,6 +57,7 @@ def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at
         if quiz.is_exam
         else quiz.questions.filter(is_active=True).count(),
         "unfinished": owned.filter(finished_at__isnull=True).first(),
+        "passed_exam": selectors.passed_exam_attempt(owned, quiz),
         "finished": owned.filter(finished_at__isnull=False)[:10],
         "available_at": available_at,
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
@@ -176,5 +177,6 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
         "review_open": selectors.review_open(attempt),
         "objective_scores": selectors.objective_scores(items, get_language()) if attempt.quiz.is_exam else [],
+        "next_step": selectors.next_step(attempt.quiz, get_language()),
     }
     return render(request, "quizzes/result.html", context)

@@ -47,6 +47,23 @@ def guide_text_rendered_once():
     services.render_markdown = render_markdown
 
 
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server, except that media reaches the site as in production: Django's
+    test server would answer /media/ itself, with django.views.static.serve, which knows no byte
+    ranges. The static files keep the test server's handler (served from the source folders)."""
+    from django.contrib.staticfiles.handlers import StaticFilesHandler
+    from pytest_django.live_server_helper import LiveServer
+
+    address = request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS") or "localhost"
+    server = LiveServer(address, start=False)
+    # The thread wraps the site in its media handler, then hands that to this: skip the media one.
+    server.thread.static_handler = lambda media_handler: StaticFilesHandler(media_handler.application)
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(autouse=True)
 def clean_cache():
     """The cache is shared state like the database, which each test gets rolled back: rate-limit

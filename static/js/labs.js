@@ -6,6 +6,11 @@
   "use strict";
 
   var COLORS = ["#1f4e8c", "#c2410c", "#1d6b3a", "#7a1fa2", "#9b2226", "#0e7490", "#a16207", "#4b5563"];
+  // Runs differ by line style and marker too, not by colour alone (colour-blind readers, print).
+  var DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4], [12, 6], [1, 4], [6, 2, 2, 2]];
+  var MARKERS = ["circle", "rect", "triangle", "rectRot", "crossRot", "star", "cross", "rect"];
+  var MARKERS_PER_LINE = 8; // markers spread along a training curve: enough to tell lines apart
+  var FONT_SIZE = 12; // chart text in CSS pixels, whatever the canvas width (readable on a phone)
   var X_COLUMN = { step: 0, samples: 1, seconds: 2 }; // point = [step, samples, seconds, loss]
   var LOSS_COLUMN = 3;
 
@@ -41,52 +46,88 @@
     });
   }
 
-  function datasets(data, view) {
-    return data.runs.map(function (run, index) {
+  function xy(points, view, losses) {
+    return points.map(function (p, i) { return { x: p[X_COLUMN[view.x]], y: losses[i] }; });
+  }
+
+  // A marker on every few points of a long curve, and on its last point.
+  function sparseMarkers(count) {
+    var every = Math.max(1, Math.ceil(count / MARKERS_PER_LINE));
+    return function (context) {
+      var i = context.dataIndex;
+      return i % every === 0 || i === count - 1 ? 3.5 : 0;
+    };
+  }
+
+  function datasets(data, view, validationLabel) {
+    var sets = [];
+    data.runs.forEach(function (run, index) {
       var color = COLORS[index % COLORS.length];
+      var marker = MARKERS[index % MARKERS.length];
       var losses = smoothed(run.points.map(function (p) { return p[LOSS_COLUMN]; }), view.smooth);
-      return {
+      sets.push({
         label: run.label,
-        data: run.points.map(function (p, i) { return { x: p[X_COLUMN[view.x]], y: losses[i] }; }),
+        data: xy(run.points, view, losses),
         borderColor: color,
         backgroundColor: color,
         borderWidth: 2,
-        pointRadius: 0,
+        borderDash: DASHES[index % DASHES.length],
+        pointStyle: marker,
+        pointRadius: sparseMarkers(run.points.length),
+        pointHoverRadius: 5,
         spanGaps: false,
-      };
+      });
+      var checks = (run.validation || []).filter(function (p) { return p[X_COLUMN[view.x]] !== null; });
+      if (!checks.length) return;
+      sets.push({
+        label: run.label + " · " + validationLabel,
+        data: xy(checks, view, checks.map(function (p) { return p[LOSS_COLUMN]; })),
+        borderColor: color,
+        backgroundColor: "#ffffff",
+        borderWidth: 1,
+        borderDash: [3, 3],
+        pointStyle: marker,
+        pointRadius: 5,
+        pointBorderWidth: 2,
+        pointHoverRadius: 6,
+        spanGaps: false,
+      });
     });
+    return sets;
   }
 
   function draw(canvas) {
     var data = readData(canvas.dataset.labChart);
     if (!window.Chart || !data) return;
     var view = currentView();
+    var validationLabel = canvas.dataset.validationLabel || "validation";
     var xTitle = view.xTitle || canvas.dataset.xLabel;
     var yType = view.y === "log" ? "logarithmic" : "linear";
     var chart = window.Chart.getChart(canvas);
     if (chart) {
-      chart.data.datasets = datasets(data, view);
+      chart.data.datasets = datasets(data, view, validationLabel);
       chart.options.scales.x.title.text = xTitle;
       chart.options.scales.y.type = yType;
       chart.update("none");
     } else {
       new window.Chart(canvas, {
         type: "line",
-        data: { datasets: datasets(data, view) },
+        data: { datasets: datasets(data, view, validationLabel) },
         options: {
           animation: false,
           responsive: true,
           maintainAspectRatio: false,
           interaction: { mode: "nearest", axis: "x", intersect: false },
           scales: {
-            x: { type: "linear", title: { display: true, text: xTitle } },
-            y: { type: yType, title: { display: true, text: canvas.dataset.yLabel } },
+            x: { type: "linear", title: { display: true, text: xTitle, font: { size: FONT_SIZE } }, ticks: { font: { size: FONT_SIZE } } },
+            y: { type: yType, title: { display: true, text: canvas.dataset.yLabel, font: { size: FONT_SIZE } }, ticks: { font: { size: FONT_SIZE } } },
           },
-          plugins: { legend: { position: "bottom" } },
+          plugins: { legend: { position: "bottom", labels: { usePointStyle: true, font: { size: FONT_SIZE } } } },
         },
       });
     }
     canvas.dataset.series = String(data.runs.length);
+    canvas.dataset.validationSeries = String(data.runs.filter(function (run) { return (run.validation || []).length; }).length);
     canvas.dataset.points = String(data.runs.reduce(function (n, run) { return n + run.points.length; }, 0));
   }
 

@@ -61,19 +61,85 @@
     });
   }
 
+  // Code blocks of a guide get "Copy" and, for Python, "Download as .py" under them (the file is made in the
+  // page: a Blob link, nothing fetched). Without JavaScript the code is there to read and select.
+  // A block is Python when Pygments coloured it: the guides' fences are Python or plain text
+  // (diagrams), and plain text gets no colour spans. Labels come, translated, from data- attributes.
+  function codeOf(block) {
+    var code = block.querySelector("pre code") || block.querySelector("pre");
+    return code ? code.textContent.replace(/\n$/, "") : "";
+  }
+
+  function copyText(text, button) {
+    var done = function () { button.textContent = button.dataset.copied; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () {});
+      return;
+    }
+    var area = document.createElement("textarea"); // http pages have no clipboard API
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "visually-hidden";
+    document.body.appendChild(area);
+    area.select();
+    try { if (document.execCommand("copy")) done(); } catch (error) { /* the text stays selectable */ }
+    area.remove();
+  }
+
+  function setupCodeTools(root) {
+    var body = root.closest ? root.closest("[data-code-tools]") || root.querySelector("[data-code-tools]") : null;
+    if (!body) return;
+    var labels = body.dataset;
+    var python = 0;
+    body.querySelectorAll(".codehilite").forEach(function (block) {
+      if (block.querySelector(".code-tools")) return;
+      var text = codeOf(block);
+      if (!text) return;
+      var tools = document.createElement("div");
+      tools.className = "code-tools";
+      var copy = document.createElement("button");
+      copy.type = "button";
+      copy.className = "code-tool";
+      copy.textContent = labels.copyLabel;
+      copy.dataset.copied = labels.copiedLabel;
+      copy.addEventListener("click", function () { copyText(text, copy); });
+      tools.appendChild(copy);
+      if (block.querySelector("pre code span[class]")) {
+        python += 1;
+        var download = document.createElement("a");
+        download.className = "code-tool";
+        download.textContent = labels.downloadLabel;
+        download.download = labels.codeTools + "-" + python + ".py";
+        download.setAttribute("aria-label", labels.downloadLabel + " (" + download.download + ")");
+        download.href = URL.createObjectURL(new Blob([text + "\n"], { type: "text/x-python" }));
+        tools.appendChild(download);
+      }
+      block.appendChild(tools);
+    });
+  }
+
   // Code and wide formulas scroll sideways instead of wrapping (wrapped Python misleads); a
   // scrolling box must be reachable from the keyboard, so it joins the tab order.
   function makeScrollersFocusable(root) {
-    root.querySelectorAll("pre, div.arithmatex").forEach(function (box) {
+    root.querySelectorAll("pre, div.arithmatex, .figure-scroll").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
   }
 
+  // The table of contents is a <details>: closed on a phone (it would fill the screen), opened
+  // here on a screen wide enough to show it beside the text (site.css's 60rem breakpoint).
+  function openWhereWide(root) {
+    if (!window.matchMedia("(min-width: 60rem)").matches) return;
+    root.querySelectorAll("details[data-open-wide]").forEach(function (details) { details.open = true; });
+  }
+
   function enhance(root) {
+    openWhereWide(root);
     renderMath(root);
     makeScrollersFocusable(root);
     setupSpeechFallback(root);
     setupCopyButtons(root);
+    setupCodeTools(root);
   }
 
   // How htmx treats every answer, in one place. A 400 or 409 carries the form or the question's

@@ -6,7 +6,7 @@ import re
 from django.urls import reverse
 
 from accounts import dashboard
-from course.models import Guide, GuideRead
+from course.models import Guide, GuidePage, GuideRead
 from labs.models import LabRun
 from labs.training.config import DEFAULT_CONFIG
 
@@ -17,6 +17,7 @@ def section_titles(html: str) -> list[str]:
 
 def test_each_app_contributes_its_section_in_order(learner_client, learner):
     guide = Guide.objects.create(slug="what-is-gradient-accumulation", order=1)
+    GuidePage.objects.create(guide=guide, language="en", title="What it is", summary="", body_markdown="", body_html="")
     GuideRead.objects.create(user=learner, guide=guide)
     run = LabRun.objects.create(user=learner, config={**DEFAULT_CONFIG, "steps": 2})
     html = learner_client.get(reverse("accounts:dashboard")).content.decode()

@@ -48,7 +48,8 @@ def test_a_learner_runs_a_preset_and_sees_the_chart_and_the_comparison(
         "() => Chart.getChart(document.querySelector('canvas[data-lab-chart]')).data.datasets"
         ".map(d => [d.label, d.data.length])"
     )
-    assert drawn == [["N = 1", 4], ["N = 4", 4], ["N = 16", 4]]
+    assert [d for d in drawn if not d[0].endswith("validation")] == [["N = 1", 4], ["N = 4", 4], ["N = 16", 4]]
+    assert [d[0] for d in drawn if d[0].endswith("validation")] == [f"N = {n} · validation" for n in (1, 4, 16)]
     expect(results.locator("tbody tr").first).to_contain_text("layer")
     expect(results).not_to_have_attribute("data-hx-trigger", "every 1s")  # polling stopped when the runs ended
 

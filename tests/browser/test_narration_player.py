@@ -1,6 +1,8 @@
 """The guide page's players in Chromium: the spoken summary comes first, the full narration has a
 chapter per section, and a section link in the table of contents plays it from that section."""
 
+import math
+
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -74,3 +76,46 @@ def test_without_javascript_a_section_link_opens_the_audio_at_that_time(browser,
     response = page.request.get(f"{live_server.url}{href.split('#')[0]}")
     assert response.status == 200 and response.body()[:4] == b"OggS"
     context.close()
+
+
+def test_the_player_knows_the_duration_and_seeks_with_byte_ranges(page, live_server, narrated, screenshot):
+    """Chromium reads an Ogg file's duration from its end and seeks by asking for byte ranges:
+    without 206 answers it shows no duration (Infinity) and cannot jump."""
+    answers = []
+    page.on(
+        "response", lambda r: answers.append((r.status, r.headers.get("content-range"))) if ".ogg" in r.url else None
+    )
+    page.goto(f"{live_server.url}/fr/guides/{GUIDE}/")
+    audio = page.locator("#narration-full")
+    duration = audio.evaluate(
+        """audio => new Promise(resolve => {
+            if (audio.readyState >= 1) return resolve(audio.duration);
+            audio.addEventListener('loadedmetadata', () => resolve(audio.duration), {once: true});
+            audio.addEventListener('error', () => resolve('error ' + audio.error.code), {once: true});
+            audio.load();
+        })"""
+    )
+    assert isinstance(duration, float) and math.isfinite(duration)  # without ranges it is Infinity
+    assert abs(duration - narrated.narration_seconds) < 0.5
+    assert audio.evaluate("a => a.seekable.length === 1 && a.seekable.end(0)") == pytest.approx(duration, abs=0.1)
+
+    target = round(duration - 0.6, 1)  # near the end: bytes the browser has not read yet
+    landed = audio.evaluate(
+        """(audio, target) => new Promise(resolve => {
+            audio.addEventListener('seeked', () => resolve(audio.currentTime), {once: true});
+            audio.currentTime = target;
+        })""",
+        target,
+    )
+    assert landed == pytest.approx(target, abs=0.05)
+    assert any(status == 206 and (content_range or "").startswith("bytes ") for status, content_range in answers)
+
+    # A chapter in the player's own list jumps there.
+    chapter = narrated.narration_chapters[-1]
+    page.locator(".listen details.chapters summary").click()
+    page.locator(f".listen details.chapters a[data-chapter-start='{chapter['start']:.1f}']").click()
+    page.wait_for_function(
+        "start => { const a = document.getElementById('narration-full'); return a.currentTime >= start; }",
+        arg=chapter["start"],
+    )
+    screenshot(page, "guide-narration-seek-fr")

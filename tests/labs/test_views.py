@@ -216,3 +216,50 @@ def test_submission_is_rate_limited_per_learner(learner_client, settings):
     assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 3600
     assert "wait a minute" not in refused.text  # the hourly limit says its real wait
     assert LabRun.objects.count() == 1
+
+
+def test_a_data_parallel_run_shows_its_micro_batch_as_b_over_n_times_g(learner_client, learner, make_run):
+    """B = 64 split over G = 2 processes, each accumulating N = 2 micro-batches: 64 / (2 × 2) = 16."""
+    run = make_run(
+        learner,
+        status=LabRun.Status.SUCCEEDED,
+        config={"task": "tiny-lm", "effective_batch_size": 64, "accumulation_steps": 2, "processes": 2},
+    )
+    assert run.micro_batch_size == 16
+    page = learner_client.get(reverse("labs:run", args=[run.pk])).content.decode()
+    assert re.search(r"Micro-batch size</th><td>16</td>", page)
+    compared = learner_client.get(reverse("labs:compare") + f"?run={run.pk}").content.decode()
+    row = re.search(rf'<tr data-run-id="{run.pk}">.*?</tr>', compared, re.S).group(0)
+    assert "<td>2</td><td>16</td>" in row  # N, then the micro-batch
+    one_process = make_run(learner, config={"effective_batch_size": 64, "accumulation_steps": 2})
+    assert one_process.micro_batch_size == 32
+
+
+@pytest.mark.parametrize("batch, n, g", [(64, 2, 2), (64, 4, 1), (64, 1, 4), (32, 2, 4), (16, 16, 1)])
+def test_a_stored_run_and_its_training_settings_agree_on_the_micro_batch(tiny_config, batch, n, g):
+    config = tiny_config(task="tiny-lm", effective_batch_size=batch, accumulation_steps=n, processes=g)
+    assert LabRun(config=config.to_dict()).micro_batch_size == config.micro_batch_size == batch // (n * g)
+
+
+def test_the_chart_data_carries_each_runs_validation_loss_at_its_step(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED, validation=[{"step": 3, "loss": 0.75, "accuracy": 0.5}])
+    bare = make_run(learner, status=LabRun.Status.SUCCEEDED)  # no validation stored: an empty list
+    html = learner_client.get(reverse("labs:compare") + f"?run={run.pk}&run={bare.pk}").content.decode()
+    data = chart_data(html, "lab-results")
+    # [step, samples, seconds, loss]: the samples and seconds of the training curve at step 3
+    assert data["runs"][0]["validation"] == [[3, 48, 0.3, 0.75]]
+    assert data["runs"][1]["validation"] == []
+    page = learner_client.get(reverse("labs:run", args=[run.pk])).content.decode()
+    assert chart_data(page, "lab-run-status")["runs"][0]["validation"] == [[3, 48, 0.3, 0.75]]
+
+
+def test_the_run_page_has_the_chart_controls_with_a_log_scale(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    url = reverse("labs:run", args=[run.pk])
+    html = learner_client.get(url + "?y=log&x=seconds&smooth=0.5").content.decode()
+    assert f'<form class="lab-controls" method="get" action="{url}" data-lab-controls>' in html
+    assert '<option value="log" selected>' in html and '<option value="seconds" selected>' in html
+    assert 'name="smooth" min="0" max="0.95" step="0.05" value="0.5"' in html
+    assert 'name="run"' not in html  # the run page's controls name no runs: the page is the run
+    default = learner_client.get(url + "?y=cubic").content.decode()
+    assert '<option value="linear" selected>' in default

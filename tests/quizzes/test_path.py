@@ -1,0 +1,151 @@
+"""The guided path through the real course, in every language: Start leads to guide 1, each guide's
+quiz result offers the next guide and the last one the final exam, the course page and the
+dashboard show progress with the guides' titles, and a passed exam reads as a success with its
+certificate (course/progress.py, quizzes/selectors.py)."""
+
+import html as html_lib
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from course.models import Guide, GuidePage, GuideRead
+from quizzes.models import Quiz
+
+LANGUAGES = ("en", "hi", "fr")
+
+
+@pytest.fixture(autouse=True)
+def no_rate_limits(settings):
+    """A learner here takes every quiz of the course within seconds; rates have their own tests."""
+    settings.RATELIMIT_ENABLE = False
+
+
+@pytest.fixture
+def course(db, settings):
+    """The real guides and quizzes from content/."""
+    from course.services import guides_sync
+    from quizzes.services import quizzes_sync
+
+    settings.CONTENT_DIR = settings.BASE_DIR / "content"
+    guides_sync()
+    quizzes_sync()
+    return list(Guide.objects.filter(is_published=True).order_by("order", "slug"))
+
+
+def titles(language: str) -> dict[str, str]:
+    return dict(GuidePage.objects.filter(language=language).values_list("guide__slug", "title"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_start_on_the_home_and_course_pages_leads_to_the_first_guide(client, course, language):
+    first = f"/{language}/guides/{course[0].slug}/"
+    home = client.get(f"/{language}/").content.decode()
+    assert re.search(r'<section class="hero">.*?<a class="button" href="([^"]+)"', home, re.S).group(1) == first
+    overview = client.get(f"/{language}/course/").content.decode()
+    assert f'<a class="button" href="{first}">' in overview
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_guide_quiz_offers_the_next_guide_and_the_last_one_the_exam(client, course, take_quiz, language):
+    names = titles(language)
+    exam = Quiz.objects.get(is_exam=True)
+    with translation.override(language):
+        for index, guide in enumerate(course):
+            attempt = take_quiz(client, guide.slug)
+            assert attempt.passed
+            html = client.get(reverse("quizzes:result", args=[guide.slug, attempt.key])).content.decode()
+            link = re.search(r'<a class="button" href="([^"]+)" data-next-step>(.*?)</a>', html, re.S)
+            if index + 1 < len(course):
+                following = course[index + 1]
+                assert link.group(1) == f"/{language}/guides/{following.slug}/"
+                assert names[following.slug] in html_lib.unescape(link.group(2))
+                assert language == "en" or "Next guide" not in link.group(2)  # said in the page's language
+            else:
+                assert link.group(1) == f"/{language}/quizzes/{exam.slug}/"
+
+
+def test_a_quiz_not_passed_still_offers_the_next_guide_and_the_guide_again(client, course, take_quiz):
+    attempt = take_quiz(client, course[0].slug, correct=0)
+    assert not attempt.passed
+    html = client.get(reverse("quizzes:result", args=[course[0].slug, attempt.key])).content.decode()
+    assert f'href="/en/guides/{course[1].slug}/" data-next-step' in html
+    assert f'<a href="/en/guides/{course[0].slug}/">Read the guide again</a>' in html
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_course_page_and_the_dashboard_show_progress_with_titles(
+    learner_client, learner, course, take_quiz, language
+):
+    client, (first, second, third) = learner_client, course[:3]
+    with translation.override(language):
+        client.get(reverse("course:guide_detail", args=[first.slug]))  # read, as the guide view records it
+        take_quiz(client, first.slug)  # passed
+        take_quiz(client, second.slug, correct=1)  # tried, not passed
+    names = titles(language)
+    overview = client.get(f"/{language}/course/").content.decode()
+    progress = re.search(r'<div class="panel course-progress".*?</div>', overview, re.S).group(0)
+    assert f'href="/{language}/guides/{second.slug}/"' in progress  # go on with the first quiz not passed
+    assert 'value="1"' in progress and f'max="{len(course)}"' in progress
+    item = {g.slug: re.search(rf'<li id="guide-{g.slug}">.*?</li>', overview, re.S).group(0) for g in course[:3]}
+    assert "progress-passed" in item[first.slug] and re.search(r"\(100\s?%\)", item[first.slug])
+    assert "progress-tried" in item[second.slug]
+    assert "progress-passed" not in item[third.slug] and "progress-tried" not in item[third.slug]
+
+    dashboard = client.get(f"/{language}/accounts/dashboard/").content.decode()
+    section = html_lib.unescape(
+        re.search(r'<section aria-labelledby="reads-title">.*?</section>', dashboard, re.S).group(0)
+    )
+    for guide in course:
+        assert f'href="/{language}/guides/{guide.slug}/"' in section
+        assert names[guide.slug] in section  # the title in the learner's language
+        assert f">{guide.slug}<" not in section and f": {guide.slug}" not in section  # no slug shown
+    passed_item = re.search(rf'<li class="is-passed">\s*<a href="/{language}/guides/{first.slug}/">', section)
+    assert passed_item is not None
+    assert section.count('class="is-passed"') == 1
+    assert GuideRead.objects.filter(user=learner).count() == 1
+
+
+def test_a_signed_out_visitor_sees_the_progress_of_quizzes_taken_in_this_browser(client, course, take_quiz):
+    cached = client.get("/en/course/").content.decode()  # no session yet: the page everyone gets
+    assert "course-progress" not in cached
+    take_quiz(client, course[0].slug)
+    mine = client.get("/en/course/").content.decode()
+    assert "course-progress" in mine and f'href="/en/guides/{course[1].slug}/"' in mine
+    from django.test import Client
+
+    assert "course-progress" not in Client().get("/en/course/").content.decode()
+
+
+def test_when_every_guide_quiz_is_passed_the_course_page_offers_the_exam(learner_client, course, take_quiz):
+    for guide in course:
+        take_quiz(learner_client, guide.slug)
+    overview = learner_client.get("/en/course/").content.decode()
+    progress = re.search(r'<div class="panel course-progress".*?</div>', overview, re.S).group(0)
+    assert '<a class="button" href="/en/quizzes/final-exam/">' in progress
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_passed_exam_reads_as_a_success_and_links_its_certificate(
+    learner_client, course, take_quiz, language, settings, tmp_path
+):
+    from certificates.models import Certificate
+
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+
+    with translation.override(language):
+        attempt = take_quiz(learner_client, "final-exam")
+    assert attempt.passed
+    result = learner_client.get(f"/{language}/quizzes/final-exam/attempts/{attempt.key}/result/").content.decode()
+    assert '<div class="feedback correct score" role="status">' in result
+    page = learner_client.get(f"/{language}/quizzes/final-exam/").content.decode()
+    assert '<div class="feedback correct score" role="status">' in page
+    main = page[page.index('<main id="main"') :]
+    assert "message-error" not in main  # the cool-down after a pass is news, not an error
+    claim = reverse("certificates:claim", args=["final-exam", attempt.key]).replace("/en/", f"/{language}/")
+    assert f'action="{claim}"' in page
+    assert learner_client.post(claim).status_code == 302
+    certificate = Certificate.objects.get()
+    page = learner_client.get(f"/{language}/quizzes/final-exam/").content.decode()
+    assert f'href="/{language}/certificates/{certificate.display_id}/"' in page
