@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 from django.conf import settings
+from django.core.cache import cache
 
 from .models import GuidePage
 from .rendering import plain_text_of
@@ -29,8 +30,7 @@ SECTION_RE = re.compile(r'<h[23] id="([^"]+)"[^>]*>')
 EDGE_PUNCTUATION = "\"'“”‘’()[]{},.;:!?।॥"
 SECTION_MARK = "\ue000"  # a private-use character, put before each heading and found in the plain text
 SECTION_MARK_RE = re.compile(SECTION_MARK + "([^" + SECTION_MARK + "]+)" + SECTION_MARK)
-PAGES_KEPT = 128  # pages (of every language) whose text a process keeps normalised
-_page_texts: dict[tuple[int, str], "PageText"] = {}
+PAGE_TEXT_TIMEOUT = 24 * 3600  # a page's text is keyed by its source hash, so an edit makes a new key
 
 
 @dataclass(frozen=True)
@@ -133,19 +133,25 @@ class PageText:
 
 
 def page_texts(pages: list[GuidePage]) -> dict[int, PageText]:
-    """Each page's PageText, kept per process for each version of a page: making it costs a few
-    milliseconds (`plain_text_of` for the sections, the normalisation), and every search reads all
-    the pages of a language. Only the pages not kept yet are read in full from the database."""
-    missing = [page.pk for page in pages if (page.pk, page.source_hash) not in _page_texts]
-    if len(_page_texts) + len(missing) > PAGES_KEPT:
-        _page_texts.clear()
-        missing = [page.pk for page in pages]
+    """Each page's PageText, from the cache framework for each version of a page: making it costs a
+    few milliseconds (`plain_text_of` for the sections, the normalisation), and every search reads all
+    the pages of a language. Only the pages not cached yet are read in full from the database."""
+    keys = {page.pk: f"search-text:{page.pk}:{page.source_hash}" for page in pages}
+    found = cache.get_many(keys.values())
+    missing = [pk for pk, key in keys.items() if key not in found]
+    made = {}
     for full in GuidePage.objects.filter(pk__in=missing).only("title", "summary", "plain_text", "body_html", "toc"):
-        sections = page_sections(full)
-        _page_texts[(full.pk, full.source_hash)] = PageText(
-            full.plain_text, normalized(full.title), normalized(full.summary), normalized(full.plain_text), sections
+        made[keys[full.pk]] = PageText(
+            full.plain_text,
+            normalized(full.title),
+            normalized(full.summary),
+            normalized(full.plain_text),
+            page_sections(full),
         )
-    return {page.pk: _page_texts[(page.pk, page.source_hash)] for page in pages}
+    if made:
+        cache.set_many(made, PAGE_TEXT_TIMEOUT)
+    found.update(made)
+    return {pk: found[key] for pk, key in keys.items() if key in found}
 
 
 def page_sections(page: GuidePage) -> list[Section]:
