@@ -68,7 +68,7 @@ def test_errors_come_in_the_language_of_accept_language(client, token):
         "fields": [
             {
                 "field": "accumulation_steps",
-                "message": "accumulation_steps doit diviser effective_batch_size : 16 n'est pas divisible par 3.",
+                "message": "accumulation_steps doit diviser effective_batch_size\u00a0: 16 n'est pas divisible par 3.",
             }
         ],
     }

@@ -20,7 +20,7 @@ GIB = 2**30
 REFUSED = {
     "en": "size medium needs a GPU worker; none is connected.",
     "hi": "size medium के लिए GPU वाला worker चाहिए; अभी कोई जुड़ा नहीं है।",
-    "fr": "size medium demande un worker avec GPU ; aucun n'est connecté.",
+    "fr": "size medium demande un worker avec GPU\u202f; aucun n'est connecté.",
 }
 
 
@@ -157,7 +157,7 @@ def test_steps_above_a_cpus_limit_are_refused_until_a_gpu_worker_is_connected(cl
         entry["message"]
         == {
             "en": "steps must be a whole number from 1 to 500; got 1000.",
-            "fr": "steps doit être un nombre entier de 1 à 500 ; reçu : 1000.",
+            "fr": "steps doit être un nombre entier de 1 à 500\u202f; reçu\u00a0: 1000.",
         }[language]
     )
     publish_gpu_worker()
@@ -205,7 +205,7 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
         form = RunForm(post(size="medium"))
         assert not form.is_valid()
         assert form.errors["size"] == [
-            "size medium demande plus de mémoire GPU qu'aucun worker connecté n'en a ; "
+            "size medium demande plus de mémoire GPU qu'aucun worker connecté n'en a\u202f; "
             "la plus grande taille qu'ils acceptent est small."
         ]
 

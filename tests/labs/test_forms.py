@@ -24,7 +24,7 @@ def test_a_rule_across_fields_is_the_trainer_configs_message_translated():
         form = RunForm(post(effective_batch_size=30, accumulation_steps=4))
         assert not form.is_valid()
         assert form.errors["accumulation_steps"] == [
-            "accumulation_steps doit diviser effective_batch_size : 30 n'est pas divisible par 4."
+            "accumulation_steps doit diviser effective_batch_size\u00a0: 30 n'est pas divisible par 4."
         ]
 
 

@@ -88,7 +88,7 @@ def test_a_run_no_longer_queued_is_left_to_the_claim_which_finds_nothing(make_ru
         ("en", "This run's model size needs more GPU memory than any connected worker has. Choose a smaller size."),
         (
             "fr",
-            "La taille de modèle de cette expérience demande plus de mémoire GPU qu'aucun worker connecté n'en a. "
+            "La taille de modèle de cette exécution demande plus de mémoire GPU qu'aucun worker connecté n'en a. "
             "Choisissez une taille plus petite.",
         ),
     ],
