@@ -7,14 +7,12 @@ gives is sent to the server."""
 import base64
 import json
 import warnings
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +25,8 @@ def issue(settings, tmp_path, live_server, fast_passwords):
     """Issues a learner's certificate signed for the live server's address, as a learner would have it."""
     from accounts.services import account_create
     from certificates.services import certificate_issue
-    from quizzes.models import Attempt, Quiz
+    from quizzes.models import Quiz
+    from tests.factories import passed_exam_attempt
 
     settings.SITE_URL = live_server.url
     settings.CERT_KEY_DIR = tmp_path / "keys"
@@ -38,12 +37,7 @@ def issue(settings, tmp_path, live_server, fast_passwords):
     exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
 
     def issue_one():
-        now = timezone.now()
-        attempt = Attempt.objects.create(
-            quiz=exam, user=user, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
-            finished_at=now, correct_count=1, passed=True,
-        )  # fmt: skip
-        return certificate_issue(attempt=attempt, user=user)
+        return certificate_issue(attempt=passed_exam_attempt(user, exam), user=user)
 
     return issue_one
 

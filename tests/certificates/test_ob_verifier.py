@@ -4,12 +4,10 @@ EdDSA, across key rotations; the documents that lead a verifier from a credentia
 and the hashed identifier."""
 
 import io
-from datetime import timedelta
 
 import jwt as pyjwt
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 from pypdf import PdfReader
 
 from tests.certificates.ob_verifier import (
@@ -56,17 +54,13 @@ def asha(site, fast_password_hashing):
 def issue(asha):
     """Issues a certificate for a passed final exam, as the result page's claim does."""
     from certificates.services import certificate_issue
-    from quizzes.models import Attempt, Quiz
+    from quizzes.models import Quiz
+    from tests.factories import passed_exam_attempt
 
     exam, _created = Quiz.objects.get_or_create(slug="final-exam", defaults={"is_exam": True, "title": {"en": "Exam"}})
 
     def issue_one():
-        now = timezone.now()
-        attempt = Attempt.objects.create(
-            quiz=exam, user=asha, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
-            finished_at=now, correct_count=1, passed=True,
-        )  # fmt: skip
-        return certificate_issue(attempt=attempt, user=asha)
+        return certificate_issue(attempt=passed_exam_attempt(asha, exam), user=asha)
 
     return issue_one
 
