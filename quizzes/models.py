@@ -139,3 +139,22 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         return f"answer to {self.question_id} in attempt {self.attempt_id}"
+
+
+class MissedQuestion(models.Model):
+    """A question the learner answered wrongly, coming back on the dashboard 1, 3 and 7 days after
+    the miss (quizzes/spaced_review.py). A new miss of the same question starts the schedule again."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="missed_questions")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")  # the latest wrong one
+    missed_at = models.DateTimeField()
+    reviews_done = models.PositiveSmallIntegerField(default=0)
+    due_at = models.DateTimeField(null=True, blank=True)  # None once every review is done
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "question"], name="quizzes_missed_once")]
+        indexes = [models.Index(fields=["user", "due_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} missed by {self.user_id}"

@@ -87,7 +87,7 @@ class QuestionItem:
     study: StudyLink | None = None  # after a wrong or missing answer to an exam question
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     """In the page's language; French groups digits from 10 000 up ("10 000", "0,5"). Other
     languages do not group: a learner who copies "12,345" back would answer 12.345."""
     grouped = abs(value) >= 10_000 and get_language() == "fr"
@@ -153,7 +153,7 @@ def question_item(
     texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
     shown = attempt.layout.get(str(question.pk), [])
     drawn = attempt.drawn_for(question)
-    prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, _number)
+    prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, number_text)
     item = QuestionItem(number, attempt.total, question.type, prompt, objective=question.objective)
     item.error = error
     response = answer.response if answer else None
@@ -183,8 +183,8 @@ def question_item(
             links = study_links({question.objective}, language)
         item.study = links.get(question.objective)
     if question.type == Question.Type.NUMERIC:
-        item.value = _number(response) if response is not None else ""
-        item.key_text = _number(key) if reveal else ""
+        item.value = number_text(response) if response is not None else ""
+        item.key_text = number_text(key) if reveal else ""
     elif question.type == Question.Type.ORDERING:
         item.value = " → ".join(texts.get(i, "") for i in response) if response else ""
         item.key_text = " → ".join(texts.get(i, "") for i in key) if reveal else ""

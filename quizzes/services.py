@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from course.models import Guide
 from course.typography import french_text, typeset_hash
 
-from . import formulas, grading, rows
+from . import formulas, grading, rows, spaced_review
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Question, Quiz
 
@@ -250,7 +250,7 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict, now: datet
     except grading.InvalidAnswer as exc:
         raise InvalidAnswer(str(exc)) from None
     try:
-        return rows.insert_answer(
+        answer = rows.insert_answer(
             attempt=attempt,
             question=question,
             response=response,
@@ -258,6 +258,8 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict, now: datet
         )
     except IntegrityError:  # answered before (the constraint checks it, no query first): the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None
+    spaced_review.schedule_after_miss(answer)
+    return answer
 
 
 def time_up_message(attempt: Attempt) -> str:

@@ -2,6 +2,7 @@ import math
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.response import TemplateResponse
@@ -15,8 +16,8 @@ from config.ratelimit import rate_counted, rate_limit
 from config.waits import seconds_until, with_retry_after
 from course.page_cache import public_page
 
-from . import selectors, services
-from .models import Attempt, Quiz
+from . import selectors, services, spaced_review
+from .models import Attempt, MissedQuestion, Quiz
 
 SESSION_KEY = selectors.SESSION_KEY
 SESSION_MAX_ATTEMPTS = 50
@@ -180,3 +181,18 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "next_step": selectors.next_step(attempt.quiz, get_language()),
     }
     return render(request, "quizzes/result.html", context)
+
+
+@login_required
+@require_POST
+def review_done(request: HttpRequest, pk: int) -> HttpResponse:
+    """The learner has gone over a missed question again: it moves to its next review date."""
+    missed = get_object_or_404(MissedQuestion, pk=pk, user=request.user)
+    try:
+        spaced_review.mark_reviewed(missed, timezone.now())
+    except spaced_review.NotDue:
+        pass  # sent twice, or from a stale page: the dashboard shows where the question stands
+    if wants_fragment(request):
+        context = spaced_review.dashboard_context(request.user)
+        return render(request, "quizzes/_review.html", context)
+    return redirect("accounts:dashboard")

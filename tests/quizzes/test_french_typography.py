@@ -10,7 +10,7 @@ from course.typography import typeset_hash
 from quizzes.content import load_all_quizzes
 from quizzes.grading import parse_number
 from quizzes.models import Question, Quiz
-from quizzes.selectors import _number
+from quizzes.selectors import number_text
 from quizzes.services import quizzes_sync
 from quizzes.templatetags.quiz_tags import quiz_text
 from tests.french_typography import faults, plain_prose
@@ -75,7 +75,7 @@ def test_the_no_break_spaces_reach_the_page_and_code_stays_code():
 )
 def test_numbers_are_shown_as_the_language_writes_them(value, language, shown):
     with translation.override(language):
-        assert _number(value) == shown
+        assert number_text(value) == shown
 
 
 @pytest.mark.parametrize("typed", ["12\u202f345", "12\u00a0345", "12 345", "12345"])
