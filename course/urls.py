@@ -9,6 +9,7 @@ urlpatterns = [
     path("guides/", views.guide_index, name="guide_index"),
     path("course/", views.course_overview, name="overview"),
     path("guides/<slug:slug>/", views.guide_detail, name="guide_detail"),
+    path("guides/<slug:slug>/notebook/", views.guide_notebook, name="guide_notebook"),
     path("search/", views.search, name="search"),
     path("newsletter/", views.newsletter_subscribe, name="newsletter_subscribe"),
     path("newsletter/confirm/<str:token>/", views.newsletter_confirm, name="newsletter_confirm"),

@@ -1,3 +1,4 @@
+import nbformat
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -14,12 +15,13 @@ from config.htmx import vary_on_htmx, wants_fragment
 from config.origin import same_site_posts_only
 from config.ratelimit import rate_limit
 
-from . import services, study_plan
+from . import notebooks, services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage, GuideRead
 from .page_cache import public_page
 from .progress import progress_of
 from .search import query_terms, search_guides, searched_as
+from .versions import tested_with_text
 
 
 @require_GET
@@ -68,6 +70,7 @@ def course_overview(request: HttpRequest) -> HttpResponse:
         "prerequisites": [item for item in (plan[0].page.prerequisites if plan else []) if "url" in item],
         "assumptions": study_plan.assumptions(),
         "exam": study_plan.exam_rules(),
+        "tested_with": tested_with_text(),
     }
     return TemplateResponse(request, "course/overview.html", context)
 
@@ -91,8 +94,21 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "quiz_url": reverse("quizzes:quiz", args=[slug]),
         "lab_url": reverse("labs:preset", args=[page.guide.lab_preset]) if page.guide.lab_preset else "",
         "newsletter_form": NewsletterForm(),
+        "tested_with": tested_with_text(),
     }
     return TemplateResponse(request, "course/guide_detail.html", context)
+
+
+@require_GET
+def guide_notebook(request: HttpRequest, slug: str) -> HttpResponse:
+    """The guide's runnable code and text as a Jupyter notebook, downloaded as `<slug>.<lang>.ipynb`."""
+    page = GuidePage.objects.filter(language=get_language(), guide__slug=slug, guide__is_published=True)
+    page = page.select_related("guide").first()
+    if page is None:
+        raise Http404
+    response = HttpResponse(nbformat.writes(notebooks.guide_notebook(page)), content_type="application/x-ipynb+json")
+    response["Content-Disposition"] = f'attachment; filename="{notebooks.notebook_filename(page)}"'
+    return response
 
 
 @require_GET

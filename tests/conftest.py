@@ -237,6 +237,7 @@ def synced_content(db):
 # folders' (real runs, benchmarks, training) the longest of all.
 LONG_FILES_MARKERS = ("integration", "browser")
 LONGEST_FOLDERS = ("faults", "bench", "training")
+LONGEST_FILES = ("test_notebooks.py",)  # every guide's notebook executed, in three languages
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-django's ordering, whose order within each group it keeps
@@ -246,7 +247,7 @@ def pytest_collection_modifyitems(config, items):
     long_files = {item.path for item in items if any(item.get_closest_marker(m) for m in LONG_FILES_MARKERS)}
 
     def rank(item) -> int:
-        if item.path.parent.name in LONGEST_FOLDERS:
+        if item.path.parent.name in LONGEST_FOLDERS or item.path.name in LONGEST_FILES:
             return 0
         return 1 if item.path in long_files else 2
 

@@ -1,0 +1,96 @@
+"""A guide page as a Jupyter notebook: its runnable code as code cells, the prose around it as
+Markdown cells, built from the page's own Markdown each time (no copy is kept to rot). The test
+suite executes every notebook (tests/course/test_notebooks.py)."""
+
+import re
+from urllib.parse import urljoin
+
+import nbformat
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from .content import RUNNABLE_FENCE_RE
+from .models import GuidePage
+from .versions import tested_with_text
+
+FIGURE_RE = re.compile(r"^\{\{\s*figure:\s*(?P<name>[\w./-]+)\s*\}\}\s*$")
+HEADING_ID_RE = re.compile(r"^(#{1,6} .*?)\s*\{#[\w-]+\}\s*$")
+DETAILS_RE = re.compile(r"^\s*</?details\b[^>]*>\s*$")
+SUMMARY_RE = re.compile(r"^\s*<summary>(?P<text>.*)</summary>\s*$")
+TORCH_ONLY = [("PyTorch", "torch")]
+KERNEL = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+def guide_notebook(page: GuidePage) -> nbformat.NotebookNode:
+    """The notebook of one guide page, in the page's language."""
+    with translation.override(page.language):
+        url = urljoin(settings.SITE_URL, reverse("course:guide_detail", args=[page.guide.slug]))
+        cells = [nbformat.v4.new_markdown_cell(_intro(page, url))]
+        for kind, text in _segments(page.body_markdown):
+            if kind == "code":
+                cells.append(nbformat.v4.new_code_cell(text))
+            elif text.strip():
+                cells.append(nbformat.v4.new_markdown_cell(_notebook_markdown(text, url)))
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata.update(kernelspec=KERNEL, language_info={"name": "python"})
+    notebook.metadata["course"] = {"guide": page.guide.slug, "language": page.language, "source": page.source_hash}
+    return notebook
+
+
+def notebook_filename(page: GuidePage) -> str:
+    return f"{page.guide.slug}.{page.language}.ipynb"
+
+
+def _intro(page: GuidePage, url: str) -> str:
+    versions = tested_with_text(TORCH_ONLY)  # the notebook's code needs PyTorch alone
+    return "\n\n".join(
+        [
+            f"# {page.title}",
+            page.summary,
+            _("This notebook holds the runnable code of the guide [%(title)s](%(url)s), with its text.")
+            % {"title": page.title, "url": url},
+            _("Tested with %(versions)s, on the CPU.") % {"versions": versions},
+        ]
+    )
+
+
+def _segments(markdown: str) -> list[tuple[str, str]]:
+    """[("markdown", text) or ("code", code)] in page order: runnable fences become code, every other
+    line (other fences included, shown as code in Markdown) stays prose."""
+    segments, prose, code = [], [], None
+    for line in markdown.splitlines():
+        if code is None and RUNNABLE_FENCE_RE.match(line.strip()):
+            segments.append(("markdown", "\n".join(prose)))
+            prose, code = [], []
+        elif code is not None and line.strip() == "```":
+            segments.append(("code", "\n".join(code).strip("\n")))
+            code = None
+        elif code is not None:
+            code.append(line)
+        else:
+            prose.append(line)
+    segments.append(("markdown", "\n".join(prose)))
+    return segments
+
+
+def _notebook_markdown(text: str, url: str) -> str:
+    """The site's own Markdown extensions written as Jupyter shows them: heading ids dropped, a
+    figure as a link to it on the guide page, a collapsed solution as a plain heading (a notebook
+    cannot fold a block that holds code cells)."""
+    lines = []
+    for line in text.splitlines():
+        if DETAILS_RE.match(line):
+            continue
+        if summary := SUMMARY_RE.match(line):
+            lines.append(f"**{summary['text']}**")
+        elif FIGURE_RE.match(line):
+            lines.append(
+                _("*Figure: see it on the [guide page](%(url)s), drawn from real training runs.*") % {"url": url}
+            )
+        elif heading := HEADING_ID_RE.match(line):
+            lines.append(heading[1])
+        else:
+            lines.append(line)
+    return "\n".join(lines).strip("\n")
