@@ -9,7 +9,7 @@ class CertificatesConfig(AppConfig):
     def ready(self) -> None:
         from accounts.dashboard import register_section
 
-        from . import signals  # noqa: F401  (connects the page-cache receiver)
+        from . import checks, signals  # noqa: F401  (registers the SITE_URL check, connects the page-cache receiver)
         from .selectors import dashboard_context
 
         register_section("certificates", template="certificates/_dashboard.html", context=dashboard_context, order=30)

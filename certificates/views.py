@@ -1,5 +1,5 @@
-"""Certificate pages: the claim after a passed exam, verification (anyone), PDF, and the learner's one
-name correction."""
+"""Certificate pages: the claim after a passed exam, verification (anyone, also by a typed ID), PDF, the
+picture a shared link shows, and the learner's one name correction."""
 
 import re
 import unicodedata
@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -24,7 +25,8 @@ from quizzes.models import Attempt
 from quizzes.selectors import result_url
 
 from . import credentials, services
-from .models import Certificate, normalize_certificate_id
+from .models import Certificate, group_certificate_id, normalize_certificate_id
+from .og_image import og_image
 from .pdf import certificate_pdf
 
 
@@ -37,10 +39,37 @@ class NameForm(forms.Form):
     )
 
 
+class LookupForm(forms.Form):
+    """The ID printed on a certificate, typed in any case, with or without its dashes."""
+
+    id = forms.CharField(
+        label=gettext_lazy("Certificate ID"),
+        max_length=100,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false", "autocapitalize": "characters"}),
+        help_text=gettext_lazy("Printed on the certificate, under “Verify this certificate”."),
+    )
+
+    def clean_id(self) -> str:
+        compact = normalize_certificate_id(self.cleaned_data["id"])
+        if compact is None:
+            raise forms.ValidationError(NOT_AN_ID)
+        return compact
+
+
+NOT_AN_ID = gettext_lazy(
+    "This is not a certificate ID. An ID has 32 characters, the letters A to Z and the digits 2 to 7, "
+    "printed in eight groups of four such as ABCD-EFGH-2345-…"
+)
+
+
+def _certificate(certificate_id: str) -> Certificate | None:
+    compact = normalize_certificate_id(certificate_id)
+    return Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None
+
+
 def _certificate_or_404(certificate_id: str) -> Certificate:
     """Malformed and never-issued IDs look the same from outside: not found."""
-    compact = normalize_certificate_id(certificate_id)
-    certificate = Certificate.objects.select_related("superseded_by").filter(pk=compact).first() if compact else None
+    certificate = _certificate(certificate_id)
     if certificate is None:
         raise Http404
     return certificate
@@ -84,14 +113,18 @@ def claim(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 @public_page(timeout=3600)
 @rate_limit("certificate_lookup")  # one counter with the API
 def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
-    certificate = _certificate_or_404(certificate_id)
+    certificate = _certificate(certificate_id)
+    if certificate is None:
+        return _never_issued(request, certificate_id)
     if certificate_id != certificate.display_id:
         return redirect("certificates:verify", certificate.display_id, permanent=True)
     url = settings.SITE_URL + request.path
+    image_url = settings.SITE_URL + reverse("certificates:og_image", args=[certificate.display_id])
     is_owner = request.user.is_authenticated and certificate.user_id == request.user.pk
     context = {
         "certificate": certificate,
         "url": url,
+        "image_url": image_url,
         "linkedin_url": _linkedin_url(certificate, url),
         "language_name": settings.LANGUAGE_NAMES_NATIVE.get(certificate.language, certificate.language),
         "is_owner": is_owner,
@@ -100,11 +133,38 @@ def verify(request: HttpRequest, certificate_id: str) -> HttpResponse:
     return TemplateResponse(request, "certificates/certificate.html", context)
 
 
+def _never_issued(request: HttpRequest, certificate_id: str) -> HttpResponse:
+    """A 404 that says what it means: no certificate ever had this ID (a revoked one still has its
+    page), with the form to type the ID again."""
+    context = {
+        "typed": certificate_id[:100],
+        "well_formed": normalize_certificate_id(certificate_id) is not None,
+        "form": LookupForm(initial={"id": certificate_id[:100]}),
+    }
+    return render(request, "certificates/never_issued.html", context, status=404)
+
+
+def _verify_page(request: HttpRequest, form: LookupForm, status: int = 200) -> HttpResponse:
+    context = {"issuer": credentials.issuer_id(), "form": form}
+    return render(request, "certificates/verify_credential.html", context, status=status)
+
+
 @require_GET
 def verify_credential(request: HttpRequest) -> HttpResponse:
     """Checks a pasted credential or a dropped PDF in the visitor's browser (static/js/verify.js)
-    against the published keys and status list: nothing they paste or drop is sent to us."""
-    return render(request, "certificates/verify_credential.html", {"issuer": credentials.issuer_id()})
+    against the published keys and status list: nothing they paste or drop is sent to us. Its
+    look-up form (a GET to `lookup`) needs no JavaScript."""
+    return _verify_page(request, LookupForm())
+
+
+@require_GET
+def lookup(request: HttpRequest) -> HttpResponse:
+    """The look-up form's answer: the certificate's page for a well-formed ID (which says whether such a
+    certificate was ever issued, under the page's rate limit), or the form again saying what is wrong."""
+    form = LookupForm(request.GET)
+    if not form.is_valid():
+        return _verify_page(request, form, status=400)
+    return redirect("certificates:verify", group_certificate_id(form.cleaned_data["id"]))
 
 
 def _pdf_filename(certificate: Certificate) -> str:
@@ -127,6 +187,16 @@ def pdf(request: HttpRequest, certificate_id: str) -> HttpResponse:
     filename = _pdf_filename(certificate)
     ascii_name = f"certificate-{certificate.id[:8]}.pdf"
     response["Content-Disposition"] = f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
+    return response
+
+
+@require_GET
+@rate_limit("certificate_image")
+def image(request: HttpRequest, certificate_id: str) -> HttpResponse:
+    """The PNG that og:image names, for the link previews of sites the certificate is shared on."""
+    certificate = _certificate_or_404(certificate_id)
+    response = HttpResponse(og_image(certificate), content_type="image/png")
+    response["Cache-Control"] = "public, max-age=3600"  # previews refetch; a revocation shows within the hour
     return response
 
 

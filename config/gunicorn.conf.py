@@ -1,7 +1,7 @@
 """gunicorn settings of the run command (config/supervisord.conf passes the rest on its command line).
 
 At start-up the master warns when SITE_URL names this machine on another port than the one it binds
-(config.env.site_url_port_warning).
+(config.env.site_url_port_warning), or a host that ALLOWED_HOSTS refuses (certificates.site_url).
 
 A master killed with SIGKILL cannot stop its workers: left alone, each one serves on until it
 notices its new parent (up to half the worker timeout), keeping the port from the master that
@@ -29,8 +29,12 @@ def on_starting(server) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.conf import settings
 
+    from certificates.site_url import site_url_host_refused
     from config.env import site_url_port_warning
 
+    refused = site_url_host_refused(settings.SITE_URL, settings.ALLOWED_HOSTS, settings.DEBUG)
+    if refused:
+        server.log.warning(refused)
     for address in server.cfg.bind:
         host, _sep, port = address.rpartition(":")
         if host and port.isdigit():

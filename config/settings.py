@@ -258,6 +258,7 @@ RATE_LIMITS = {
     "certificate_claim": env_rate("CERTIFICATE_CLAIM_RATE", "10/h"),  # certificate claims per learner
     "certificate_lookup": env_rate("CERTIFICATE_LOOKUP_RATE", "60/m"),  # look-ups (page and API) per address
     "certificate_pdf": env_rate("CERTIFICATE_PDF_RATE", "30/m"),  # certificate PDFs per address
+    "certificate_image": env_rate("CERTIFICATE_IMAGE_RATE", "60/m"),  # link-preview pictures per address
     "lab_submit": env_rate("LAB_SUBMIT_RATE", "30/h"),  # lab submissions (a preset sweep is one) per learner
 }
 RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)

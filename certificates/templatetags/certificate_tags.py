@@ -1,10 +1,12 @@
-"""The certificate section of the final exam's result page, so that quizzes need not know certificates."""
+"""The certificate section of the final exam's result page, so that quizzes need not know certificates,
+and the SITE_URL warning on the admin's pages."""
 
 from django import template
 
 from accounts.services import profile_for
 
 from ..selectors import exam_certificate
+from ..site_url import staff_warning
 
 register = template.Library()
 
@@ -21,3 +23,10 @@ def certificate_claim(context: template.Context, attempt) -> dict:
         "certificate": exam_certificate(attempt),
         "certificate_name": profile_for(user).full_name if user.is_authenticated else "",
     }
+
+
+@register.simple_tag(takes_context=True)
+def site_url_staff_warning(context: template.Context) -> str:
+    """On the admin's pages: the warning when staff reach the site elsewhere than SITE_URL."""
+    request = context.get("request")
+    return staff_warning(request) if request is not None else ""
