@@ -1,12 +1,15 @@
 """Anyone can type a certificate's ID on the verify page and land on its page, without JavaScript; an ID
 that was never issued gets a page that says so (404), unlike a revoked certificate, which keeps its own."""
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from certificates.services import certificate_revoke
+from tests.french_typography import faults, html_prose
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +108,20 @@ def test_a_revoked_certificate_is_not_taken_for_a_never_issued_one(certificate):
     assert response.status_code == 200
     assert "Revoked." in response.text and "Exam taken by someone else" in response.text
     assert "ever issued" not in response.text
+
+
+def french_faults(html: str) -> list[str]:
+    body = re.search(r"<body\b.*</body>", html, re.S).group(0)
+    return [problem for run in html_prose(body) for problem in faults(run)]
+
+
+def test_the_french_pages_of_the_look_up_have_french_typography():
+    client = Client()
+    pages = [
+        client.get(localized("certificates:verify_credential", language="fr")),
+        client.get(localized("certificates:lookup", language="fr"), {"id": "nope"}),
+        client.get(localized("certificates:verify", NEVER_ISSUED, language="fr")),
+        client.get(localized("certificates:verify", "nope", language="fr")),
+    ]
+    assert [page.status_code for page in pages] == [200, 400, 404, 404]
+    assert {page.request["PATH_INFO"]: french_faults(page.text) for page in pages if french_faults(page.text)} == {}
