@@ -39,6 +39,12 @@ class NameForm(forms.Form):
     )
 
 
+NOT_AN_ID = gettext_lazy(
+    "This is not a certificate ID. An ID has 32 characters, the letters A to Z and the digits 2 to 7, "
+    "printed in eight groups of four such as ABCD-EFGH-2345-…"
+)
+
+
 class LookupForm(forms.Form):
     """The ID printed on a certificate, typed in any case, with or without its dashes."""
 
@@ -54,12 +60,6 @@ class LookupForm(forms.Form):
         if compact is None:
             raise forms.ValidationError(NOT_AN_ID)
         return compact
-
-
-NOT_AN_ID = gettext_lazy(
-    "This is not a certificate ID. An ID has 32 characters, the letters A to Z and the digits 2 to 7, "
-    "printed in eight groups of four such as ABCD-EFGH-2345-…"
-)
 
 
 def _certificate(certificate_id: str) -> Certificate | None:
@@ -192,7 +192,7 @@ def pdf(request: HttpRequest, certificate_id: str) -> HttpResponse:
 
 @require_GET
 @rate_limit("certificate_image")
-def image(request: HttpRequest, certificate_id: str) -> HttpResponse:
+def share_image(request: HttpRequest, certificate_id: str) -> HttpResponse:
     """The PNG that og:image names, for the link previews of sites the certificate is shared on."""
     certificate = _certificate_or_404(certificate_id)
     response = HttpResponse(og_image(certificate), content_type="image/png")
