@@ -87,6 +87,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.static_files.StaticAndMediaMiddleware",  # WhiteNoise: static files and media, with byte ranges
+    # Compresses pages (WhiteNoise, above, sends static files precompressed and media as they are):
+    # Django's, which pads each answer against BREACH; cached public pages come precompressed.
+    "django.middleware.gzip.GZipMiddleware",
     "course.page_cache.PublicPageCacheMiddleware",  # serves cached public pages before the rest runs
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",

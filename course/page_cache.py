@@ -21,14 +21,23 @@ minimal view costs in all (bench/load.py). So a change made in another process (
 a revoked certificate, a finished reference sweep) shows at most that long after it is committed;
 in the process that made it, at once (`pages_changed()` and `forget_page()` drop the copies).
 
+Each entry also holds its body gzip-compressed, made once when it is stored, for the visitors
+whose browsers accept it (nearly all): GZipMiddleware, above this one, compresses the pages
+rendered for one visitor, but a cached page compressed again at every hit would cost several
+times what serving it costs. Django's GZipMiddleware pads each compressed answer with random bytes
+against BREACH, which guesses a secret in a page from the compressed length; a cached page holds
+no secret (no CSRF token, nothing of a visitor's), so its one compressed body is sent to all.
+
 Why not `cache_page`: it runs after the whole middleware stack, keys its entries by the Cookie
 header (each returning visitor's CSRF cookie, each learner's session, gets a copy of its own) and
 sends max-age, so browsers would keep a page that signing in should change. Why the hash sits in
 the entry rather than in its key: one `get_many` fetches the page and the current hash together.
 """
 
+import gzip
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from functools import wraps
 from time import monotonic
@@ -41,6 +50,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.utils import translation
 from redis import RedisError
 
@@ -51,14 +61,15 @@ logger = logging.getLogger(__name__)
 
 HASH_KEY = "course:content-hash"
 HASH_TIMEOUT = 60  # seconds: the hash is recomputed at least this often, catching edits no signal reports
-PAGE_KEY = "course:page:{path}"
+PAGE_KEY = "course:page:v2:{path}"  # v2: entries hold the gzip-compressed body too
 LANGUAGE_PREFIXES = tuple(f"/{code}/" for code, _name in settings.LANGUAGES)
 # Cookies that make a visitor's pages their own: a session (signed in, quiz attempts) or a message.
 PERSONAL_COOKIES = (settings.SESSION_COOKIE_NAME, "messages")
 REUSE_SECONDS = 1.0
 REUSE_LIMIT = 256  # pages kept per process (a guide page is about 50 kB)
-# key -> (monotonic time until which it may be served without asking Redis, headers, body)
-_reused: dict[str, tuple[float, dict, bytes]] = {}
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # in Accept-Encoding, as GZipMiddleware reads it
+# key -> (monotonic time until which it may be served without asking Redis, headers, body, gzipped body)
+_reused: dict[str, tuple[float, dict, bytes, bytes]] = {}
 
 
 def content_hash() -> str:
@@ -157,22 +168,34 @@ def forget_reused_pages() -> None:
     _reused.clear()
 
 
-def _reuse(key: str, headers: dict, body: bytes) -> None:
+def _reuse(key: str, headers: dict, body: bytes, gzipped: bytes) -> None:
     now = monotonic()
     if len(_reused) >= REUSE_LIMIT:
-        for old_key, (until, _headers, _body) in list(_reused.items()):
+        for old_key, (until, *_page) in list(_reused.items()):
             if until <= now:
                 _reused.pop(old_key, None)
         if len(_reused) >= REUSE_LIMIT:
             _reused.clear()
-    _reused[key] = (now + REUSE_SECONDS, headers, body)
+    _reused[key] = (now + REUSE_SECONDS, headers, body, gzipped)
 
 
-def _reused_page(key: str) -> tuple[dict, bytes] | None:
+def _reused_page(key: str) -> tuple[dict, bytes, bytes] | None:
     kept = _reused.get(key)
     if kept is None or kept[0] <= monotonic():
         return None
-    return kept[1], kept[2]
+    return kept[1:]
+
+
+def _answer(request: HttpRequest, headers: dict, body: bytes, gzipped: bytes) -> HttpResponse:
+    """The cached page, compressed when the visitor's browser accepts gzip and it is shorter so."""
+    if len(gzipped) < len(body) and ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response = HttpResponse(gzipped, headers=headers)
+        response.headers["Content-Encoding"] = "gzip"  # GZipMiddleware leaves it as it is
+        response.headers["Content-Length"] = str(len(gzipped))
+    else:
+        response = HttpResponse(body, headers=headers)
+    patch_vary_headers(response, ("Accept-Encoding",))
+    return response
 
 
 def _current_hash(cached: str | None) -> str:
@@ -193,7 +216,7 @@ class PublicPageCacheMiddleware:
         request.get_host()  # refuses a Host outside ALLOWED_HOSTS, as the rest of the stack would
         reused = _reused_page(key)
         if reused is not None:
-            return HttpResponse(reused[1], headers=reused[0])
+            return _answer(request, *reused)
         try:
             found = cache.get_many([HASH_KEY, key])
             current = _current_hash(found.get(HASH_KEY))
@@ -201,19 +224,20 @@ class PublicPageCacheMiddleware:
             return self.get_response(request)
         entry = found.get(key)
         if entry is not None and entry[0] == current:
-            _reuse(key, entry[1], entry[2])
-            return HttpResponse(entry[2], headers=entry[1])
+            _reuse(key, *entry[1:])
+            return _answer(request, *entry[1:])
         request.public_page_key = key
         response = self.get_response(request)
         if getattr(response, "public_page_timeout", None) and response.status_code == 200 and not response.cookies:
-            self._store(key, current, response)
+            return _answer(request, *self._store(key, current, response))
         return response
 
     @staticmethod
-    def _store(key: str, current: str, response: HttpResponse) -> None:
-        headers = dict(response.headers)
+    def _store(key: str, current: str, response: HttpResponse) -> tuple[dict, bytes, bytes]:
+        page = (dict(response.headers), response.content, gzip.compress(response.content, mtime=0))
         try:
-            cache.set(key, (current, headers, response.content), response.public_page_timeout)
+            cache.set(key, (current, *page), response.public_page_timeout)
         except RedisError:
-            return  # the visitor has the page; the next one renders it again
-        _reuse(key, headers, response.content)
+            return page  # the visitor has the page; the next one renders it again
+        _reuse(key, *page)
+        return page

@@ -10,6 +10,7 @@ import nh3
 
 from .figures import markers_to_placeholders, without_placeholders
 from .glosses import Glosses, add_glosses, without_glosses
+from .highlighting import unwrap_plain_tokens
 from .typography import french_html, french_text
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
@@ -131,7 +132,7 @@ def render_markdown(source: str, glosses: Glosses | None = None, language: str =
     """`glosses`: the page language's, from the glossary (course/glosses.py); Hindi has some.
     A French page (`language` "fr") is set in French typography (course/typography.py)."""
     md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
-    converted = md.convert(markers_to_placeholders(source))
+    converted = unwrap_plain_tokens(md.convert(markers_to_placeholders(source)))
     if glosses:
         converted = add_glosses(converted, glosses)
     if language == "fr":

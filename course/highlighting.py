@@ -1,0 +1,50 @@
+"""Fewer elements in highlighted code: Pygments wraps every token in a <span>, and a long guide
+had some 2,500 of them, most for names, punctuation and spaces that site.css leaves in the
+text's own colour. Those are unwrapped when the guide is rendered; the DOM a phone lays out
+shrinks by more than half and the code looks the same.
+
+STYLED_CLASSES must name every token class site.css colours (tests/course/test_highlighting.py
+compares the two).
+"""
+
+import re
+
+STYLED_CLASSES = frozenset(
+    {
+        "k",
+        "kn",
+        "kd",
+        "kc",
+        "s",
+        "s1",
+        "s2",
+        "sa",
+        "sd",
+        "c",
+        "c1",
+        "cm",
+        "mi",
+        "mf",
+        "m",
+        "nf",
+        "fm",
+        "nb",
+        "bp",
+        "o",
+        "ow",
+    }
+)
+_CODE_BLOCK = re.compile(r'<div class="codehilite">.*?</div>', re.S)
+# A Pygments token: its text is already escaped, so it holds no "<".
+_TOKEN = re.compile(r'<span class="([a-z0-9]+)">([^<]*)</span>')
+_EMPTY_SPAN = "<span></span>"  # Pygments' empty anchor before each block's code
+
+
+def _plain_tokens(block: re.Match) -> str:
+    unwrapped = _TOKEN.sub(lambda token: token[0] if token[1] in STYLED_CLASSES else token[2], block[0])
+    return unwrapped.replace(_EMPTY_SPAN, "", 1)
+
+
+def unwrap_plain_tokens(rendered_html: str) -> str:
+    """Highlighted code blocks keep a <span> only around tokens site.css colours."""
+    return _CODE_BLOCK.sub(_plain_tokens, rendered_html)
