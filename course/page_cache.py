@@ -50,8 +50,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from redis import RedisError
 
 from .figures import figures_state
