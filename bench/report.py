@@ -5,6 +5,7 @@ only collects the figures and describes the machine. `make bench` (bin/bench) ru
 the set-up.
 
     .venv/bin/python bench/report.py [--quick] [--out docs/PERFORMANCE.md]
+    .venv/bin/python bench/report.py --lighthouse-only   # Lighthouse again, the rest of the file kept
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ FULL = {
     "trainer_guides_lm": ("trainer", ["--task", "guides-lm", "--rounds", "5", "--steps", "40"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "5", "--steps", "100"]),
     "gpu_check": ("gpu_check", ["--cpu"]),
+    "lighthouse": ("lighthouse", ["--runs", "3"]),
 }
 QUICK = {
     "load": ("load", ["--duration", "2", "--rounds", "2", "--connections", "4"]),
@@ -49,6 +51,7 @@ QUICK = {
     "trainer_guides_lm": ("trainer", ["--task", "guides-lm", "--rounds", "2", "--steps", "5"]),
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "1", "--steps", "5"]),
     "gpu_check": ("gpu_check", ["--cpu", "--quick"]),
+    "lighthouse": ("lighthouse", ["--runs", "1", "--languages", "en", "--pages", "guide page"]),
 }
 
 
@@ -56,6 +59,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny settings, to check that everything runs")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "PERFORMANCE.md")
+    parser.add_argument(
+        "--lighthouse-only", action="store_true", help="run only Lighthouse and replace its section of --out"
+    )
     return parser.parse_args(argv)
 
 
@@ -431,8 +437,78 @@ def gpu_check_section(check: dict[str, Any]) -> list[str]:
     return lines
 
 
+LIGHTHOUSE_TITLE = "## Pages on a phone: Lighthouse"
+# The aims of the issue "guide pages fast on a phone", per page and language.
+LIGHTHOUSE_AIMS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+
+
+def lighthouse_section(result: dict[str, Any]) -> list[str]:
+    s = result["settings"]
+    lines = [
+        LIGHTHOUSE_TITLE,
+        "",
+        f"`bench/lighthouse.py`: Lighthouse {result['lighthouse']} (npm, pinned in `bench/package.json`) with "
+        f"{result['chromium']}, the browser the tests use, on the site under gunicorn with production settings "
+        "(DEBUG off, pages compressed, cached public pages). Lighthouse's mobile preset: a phone's screen, the "
+        "CPU slowed 4 times and a slow 4G network, both simulated from what this machine measured. "
+        f"{s['runs']} run(s) per page and language, one after the other; each score is the median. On a shared "
+        "2-core machine the performance score moves by several points from run to run (the simulated CPU is "
+        "this one, slowed); the other three do not depend on speed.",
+        "",
+        "| Page | Language | Performance | Accessibility | Best practices | SEO | FCP ms | LCP ms | TBT ms "
+        "| CLS | DOM elements |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    missed, failing = [], {}
+    for row in result["pages"]:
+        scores, m = row["scores"], row["metrics"]
+        lines.append(
+            f"| {row['page']} (`{row['path']}`) | {row['language']} | {scores['performance']:g} | "
+            f"{scores['accessibility']:g} | {scores['best-practices']:g} | {scores['seo']:g} | "
+            f"{m['FCP ms']:.0f} | {m['LCP ms']:.0f} | {m['TBT ms']:.0f} | {m['CLS']:.3f} | {m['DOM elements']:.0f} |"
+        )
+        aims = LIGHTHOUSE_AIMS if row["page"] == "guide page" else {k: 100 for k in list(LIGHTHOUSE_AIMS)[1:]}
+        missed += [f"{row['page']} {row['language']} {name} {scores[name]:g}" for name, aim in aims.items()
+                   if scores[name] < aim]  # fmt: skip
+        for audit, title in row["failing"].items():
+            failing.setdefault(f"{title} (`{audit}`)", []).append(f"{row['page']} {row['language']}")
+    aims = ", ".join(f"{name} ≥ {aim}" for name, aim in LIGHTHOUSE_AIMS.items())
+    lines += [
+        "",
+        f"Aims: guide pages {aims}; every page accessibility, best practices and SEO 100. "
+        + ("Every page meets them." if not missed else "Short of them: " + "; ".join(missed) + "."),
+        "",
+    ]
+    if failing:
+        lines += ["Audits that did not pass:", ""]
+        lines += [f"- {title}: {', '.join(pages)}" for title, pages in failing.items()]
+        lines.append("")
+    return lines
+
+
+def replace_section(text: str, title: str, section: list[str]) -> str:
+    """`text` with the section headed `title` (up to the next `## ` heading) replaced, or added at the end."""
+    lines = text.rstrip("\n").split("\n")
+    if title not in lines:
+        return "\n".join([*lines, "", *section])
+    start = lines.index(title)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join([*lines[:start], *section, *lines[end:]])
+
+
+def lighthouse_only(out: Path) -> int:
+    script, options = FULL["lighthouse"]
+    with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
+        result, _seconds = run_benchmark("lighthouse", script, options, Path(folder))
+    out.write_text(replace_section(out.read_text(), LIGHTHOUSE_TITLE, lighthouse_section(result)))
+    print(f"wrote the Lighthouse section of {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.lighthouse_only:
+        return lighthouse_only(args.out)
     settings = QUICK if args.quick else FULL
     results, seconds = {}, {}
     with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
@@ -460,6 +536,7 @@ def main(argv: list[str] | None = None) -> int:
         *trainer_section(results["trainer_guides_lm"]),
         *data_parallel_section(results["data_parallel"]),
         *gpu_check_section(results["gpu_check"]),
+        *lighthouse_section(results["lighthouse"]),
     ]
     if args.quick:
         lines.insert(2, "**Quick settings (`--quick`): these figures only show that the benchmarks run.**\n")
