@@ -34,7 +34,7 @@ STYLED_CLASSES = frozenset(
         "ow",
     }
 )
-_CODE_BLOCK = re.compile(r'<div class="codehilite">.*?</div>', re.S)
+_CODE_BLOCK = re.compile(r'<div class="(?:[^"]* )?codehilite(?: [^"]*)?">.*?</div>', re.S)  # e.g. "runnable codehilite"
 # A Pygments token: its text is already escaped, so it holds no "<".
 _TOKEN = re.compile(r'<span class="([a-z0-9]+)">([^<]*)</span>')
 _EMPTY_SPAN = "<span></span>"  # Pygments' empty anchor before each block's code

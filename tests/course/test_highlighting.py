@@ -48,6 +48,8 @@ def test_spans_outside_code_blocks_are_left_alone():
 
 
 def test_a_rendered_guide_has_no_span_without_a_colour_in_its_code():
-    body = render_markdown("Some text.\n\n" + CODE).html
+    runnable = CODE.replace("```python", "``` { .python .runnable }")  # a block the tests run (AUTHORING.md)
+    body = render_markdown("Some text.\n\n" + CODE + "\n" + runnable).html
+    assert body.count("codehilite") == 2 and 'class="runnable codehilite"' in body
     classes = set(re.findall(r'<span class="([a-z0-9]+)">', body))
     assert classes and classes <= STYLED_CLASSES
