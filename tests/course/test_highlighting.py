@@ -39,6 +39,7 @@ def test_code_keeps_its_text_and_its_coloured_tokens_with_far_fewer_elements():
     assert text_of(after) == text_of(before)
     assert '<span class="k">for</span>' in after and '<span class="c1"># scaled</span>' in after
     assert '<span class="n">' not in after and '<span class="p">' not in after and "<span></span>" not in after
+    assert "optimizer.step()" in after and '<span class="o">%</span>' in after  # a dot is plain, % coloured
     assert after.count("<span") * 2 < before.count("<span")
 
 
