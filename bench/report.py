@@ -440,6 +440,9 @@ def gpu_check_section(check: dict[str, Any]) -> list[str]:
 LIGHTHOUSE_TITLE = "## Pages on a phone: Lighthouse"
 # The aims of the issue "guide pages fast on a phone", per page and language.
 LIGHTHOUSE_AIMS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+# A certificate's page carries the learner's name, so it asks search engines not to index it
+# (templates/certificates/certificate.html); Lighthouse's SEO score counts that against it.
+UNINDEXED_PAGES = {"certificate verify": "is-crawlable"}
 
 
 def lighthouse_section(result: dict[str, Any]) -> list[str]:
@@ -467,15 +470,15 @@ def lighthouse_section(result: dict[str, Any]) -> list[str]:
             f"{scores['accessibility']:g} | {scores['best-practices']:g} | {scores['seo']:g} | "
             f"{m['FCP ms']:.0f} | {m['LCP ms']:.0f} | {m['TBT ms']:.0f} | {m['CLS']:.3f} | {m['DOM elements']:.0f} |"
         )
-        aims = LIGHTHOUSE_AIMS if row["page"] == "guide page" else {k: 100 for k in list(LIGHTHOUSE_AIMS)[1:]}
-        missed += [f"{row['page']} {row['language']} {name} {scores[name]:g}" for name, aim in aims.items()
-                   if scores[name] < aim]  # fmt: skip
+        missed += _missed_aims(row)
         for audit, title in row["failing"].items():
             failing.setdefault(f"{title} (`{audit}`)", []).append(f"{row['page']} {row['language']}")
     aims = ", ".join(f"{name} ≥ {aim}" for name, aim in LIGHTHOUSE_AIMS.items())
     lines += [
         "",
-        f"Aims: guide pages {aims}; every page accessibility, best practices and SEO 100. "
+        f"Aims: guide pages {aims}; every page accessibility, best practices and SEO 100, except that a "
+        "certificate's page is kept out of search engines on purpose (`noindex`: it carries the learner's "
+        "name), the one SEO audit it may fail. "
         + ("Every page meets them." if not missed else "Short of them: " + "; ".join(missed) + "."),
         "",
     ]
@@ -484,6 +487,15 @@ def lighthouse_section(result: dict[str, Any]) -> list[str]:
         lines += [f"- {title}: {', '.join(pages)}" for title, pages in failing.items()]
         lines.append("")
     return lines
+
+
+def _missed_aims(row: dict[str, Any]) -> list[str]:
+    aims = dict(LIGHTHOUSE_AIMS) if row["page"] == "guide page" else {k: 100 for k in list(LIGHTHOUSE_AIMS)[1:]}
+    allowed = UNINDEXED_PAGES.get(row["page"])
+    if allowed and set(row["failing"]) <= {allowed}:
+        aims.pop("seo")
+    return [f"{row['page']} {row['language']} {name} {row['scores'][name]:g}" for name, aim in aims.items()
+            if row["scores"][name] < aim]  # fmt: skip
 
 
 def replace_section(text: str, title: str, section: list[str]) -> str:
