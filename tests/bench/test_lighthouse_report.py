@@ -1,0 +1,72 @@
+"""How bench/report.py writes Lighthouse's figures (bench/lighthouse.py), from reports shaped as
+Lighthouse 12 writes them. Lighthouse itself runs only in `make bench`, never in the tests."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from lighthouse import CATEGORIES, in_language, median_of, summarize  # noqa: E402
+from report import LIGHTHOUSE_TITLE, lighthouse_section, replace_section  # noqa: E402
+
+
+def lighthouse_report(performance: float, *, crawlable: bool = True) -> dict:
+    """The parts of a Lighthouse JSON report that bench/lighthouse.py reads."""
+    audits = {
+        "first-contentful-paint": {"numericValue": 900.0},
+        "largest-contentful-paint": {"numericValue": 1500.0},
+        "total-blocking-time": {"numericValue": 120.0},
+        "cumulative-layout-shift": {"numericValue": 0.0},
+        "dom-size": {"numericValue": 700},
+        "is-crawlable": {"score": 1 if crawlable else 0, "title": "Page is blocked from indexing"},
+        "color-contrast": {"score": 1, "title": "Background and foreground colors have enough contrast"},
+        "manual-check": {"score": None, "title": "Manual check"},
+    }
+    refs = {
+        "performance": [],
+        "accessibility": [{"id": "color-contrast", "weight": 7}, {"id": "manual-check", "weight": 0}],
+        "best-practices": [],
+        "seo": [{"id": "is-crawlable", "weight": 4.04}],
+    }
+    scores = {"performance": performance, "accessibility": 1, "best-practices": 1, "seo": 1 if crawlable else 0.63}
+    categories = {name: {"score": scores[name], "auditRefs": refs[name]} for name in CATEGORIES}
+    return {"categories": categories, "audits": audits}
+
+
+def row(page: str, language: str, runs: list[dict]) -> dict:
+    return {"page": page, "language": language, "path": in_language("/en/x/", language), **median_of(runs)}
+
+
+def test_scores_are_the_median_of_the_runs_and_failing_audits_are_named():
+    runs = [summarize(lighthouse_report(p)) for p in (0.90, 0.97, 0.96)]
+    assert runs[0]["scores"] == {"performance": 90, "accessibility": 100, "best-practices": 100, "seo": 100}
+    assert runs[0]["metrics"]["DOM elements"] == 700 and runs[0]["failing"] == {}
+    assert median_of(runs)["scores"]["performance"] == 96
+    blocked = summarize(lighthouse_report(0.99, crawlable=False))
+    assert blocked["failing"] == {"is-crawlable": "Page is blocked from indexing"}
+
+
+def test_the_section_says_which_page_misses_its_aim():
+    fast, slow = summarize(lighthouse_report(0.97)), summarize(lighthouse_report(0.80))
+    result = {"settings": {"runs": 1}, "lighthouse": "12.2.3", "chromium": "Chromium 1", "pages": []}
+    result["pages"] = [row("guide page", "en", [fast]), row("guide page", "hi", [slow]), row("home", "fr", [slow])]
+    text = "\n".join(lighthouse_section(result))
+    assert "| guide page (`/hi/x/`) | hi | 80 | 100 | 100 | 100 | 900 | 1500 | 120 | 0.000 | 700 |" in text
+    assert "Short of them: guide page hi performance 80." in text  # the home page has no performance aim
+
+
+def test_a_certificate_page_may_fail_only_the_indexing_audit():
+    blocked = summarize(lighthouse_report(0.99, crawlable=False))
+    result = {"settings": {"runs": 1}, "lighthouse": "12.2.3", "chromium": "Chromium 1", "pages": []}
+    result["pages"] = [row("certificate verify", "en", [blocked])]
+    assert "Every page meets them." in "\n".join(lighthouse_section(result))
+    result["pages"] = [row("home", "en", [blocked])]
+    assert "Short of them: home en seo 63." in "\n".join(lighthouse_section(result))
+
+
+def test_only_the_lighthouse_section_is_replaced():
+    old = f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nold\n\n## Later\nkept\n"
+    new = replace_section(old, LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE, "new", ""])
+    assert new == f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nnew\n\n## Later\nkept"
+    assert replace_section("# Performance\n", LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE]).endswith(f"\n\n{LIGHTHOUSE_TITLE}")
