@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     if not LIGHTHOUSE.exists() or not shutil.which("node"):
         raise SystemExit("Lighthouse is not installed: run bin/setup --test (it installs bench/node_modules)")
     results: list[dict[str, Any]] = []
+    load_before = os.getloadavg()[1]  # the machine's load over 5 minutes: how noisy performance will be
     with running_site(workers=2) as site, tempfile.TemporaryDirectory(prefix="gac-lighthouse-") as folder:
         pages = page_paths(site.seed)
         for name in args.pages or pages:
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"runs": args.runs, "preset": "mobile (Lighthouse's default)", "categories": CATEGORIES},
         "lighthouse": lighthouse_version(),
         "chromium": chromium_version(),
-        "machine": machine_description(),
+        "machine": {**machine_description(), "load_average_5min": [load_before, os.getloadavg()[1]]},
         "pages": results,
     }
     if args.json:

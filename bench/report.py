@@ -446,7 +446,7 @@ UNINDEXED_PAGES = {"certificate verify": "is-crawlable"}
 
 
 def lighthouse_section(result: dict[str, Any]) -> list[str]:
-    s = result["settings"]
+    s, machine = result["settings"], result["machine"]
     lines = [
         LIGHTHOUSE_TITLE,
         "",
@@ -456,7 +456,9 @@ def lighthouse_section(result: dict[str, Any]) -> list[str]:
         "CPU slowed 4 times and a slow 4G network, both simulated from what this machine measured. "
         f"{s['runs']} run(s) per page and language, one after the other; each score is the median. On a shared "
         "2-core machine the performance score moves by several points from run to run (the simulated CPU is "
-        "this one, slowed); the other three do not depend on speed.",
+        "this one, slowed); the other three do not depend on speed. Measured "
+        f"{machine['date']} on {machine['cores']} cores, whose 5-minute load average was "
+        f"{machine['load_average_5min'][0]:.1f} at the start and {machine['load_average_5min'][1]:.1f} at the end.",
         "",
         "| Page | Language | Performance | Accessibility | Best practices | SEO | FCP ms | LCP ms | TBT ms "
         "| CLS | DOM elements |",

@@ -34,6 +34,9 @@ def lighthouse_report(performance: float, *, crawlable: bool = True) -> dict:
     return {"categories": categories, "audits": audits}
 
 
+MACHINE = {"date": "2026-12-03 14:00 UTC", "cores": 2, "load_average_5min": [1.5, 2.25]}
+
+
 def row(page: str, language: str, runs: list[dict]) -> dict:
     return {"page": page, "language": language, "path": in_language("/en/x/", language), **median_of(runs)}
 
@@ -49,16 +52,29 @@ def test_scores_are_the_median_of_the_runs_and_failing_audits_are_named():
 
 def test_the_section_says_which_page_misses_its_aim():
     fast, slow = summarize(lighthouse_report(0.97)), summarize(lighthouse_report(0.80))
-    result = {"settings": {"runs": 1}, "lighthouse": "12.2.3", "chromium": "Chromium 1", "pages": []}
+    result = {
+        "settings": {"runs": 1},
+        "lighthouse": "12.2.3",
+        "chromium": "Chromium 1",
+        "pages": [],
+        "machine": MACHINE,
+    }
     result["pages"] = [row("guide page", "en", [fast]), row("guide page", "hi", [slow]), row("home", "fr", [slow])]
     text = "\n".join(lighthouse_section(result))
     assert "| guide page (`/hi/x/`) | hi | 80 | 100 | 100 | 100 | 900 | 1500 | 120 | 0.000 | 700 |" in text
     assert "Short of them: guide page hi performance 80." in text  # the home page has no performance aim
+    assert "load average was 1.5 at the start and 2.2 at the end" in text
 
 
 def test_a_certificate_page_may_fail_only_the_indexing_audit():
     blocked = summarize(lighthouse_report(0.99, crawlable=False))
-    result = {"settings": {"runs": 1}, "lighthouse": "12.2.3", "chromium": "Chromium 1", "pages": []}
+    result = {
+        "settings": {"runs": 1},
+        "lighthouse": "12.2.3",
+        "chromium": "Chromium 1",
+        "pages": [],
+        "machine": MACHINE,
+    }
     result["pages"] = [row("certificate verify", "en", [blocked])]
     assert "Every page meets them." in "\n".join(lighthouse_section(result))
     result["pages"] = [row("home", "en", [blocked])]
