@@ -454,7 +454,7 @@ def lighthouse_section(result: dict[str, Any]) -> list[str]:
         f"{result['chromium']}, the browser the tests use, on the site under gunicorn with production settings "
         "(DEBUG off, pages compressed, cached public pages). Lighthouse's mobile preset: a phone's screen, the "
         "CPU slowed 4 times and a slow 4G network, both simulated from what this machine measured. "
-        f"{s['runs']} run(s) per page and language, one after the other; each score is the median. On a shared "
+        f"Runs per page and language: {s['runs']}, one after the other; each score is the median. On a shared "
         "2-core machine the performance score moves by several points from run to run (the simulated CPU is "
         "this one, slowed); the other three do not depend on speed. Measured "
         f"{machine['date']} on {machine['cores']} cores, whose 5-minute load average was "
