@@ -79,7 +79,7 @@ class Site:
             command += ["--beat", "--schedule", str(self.state_dir / "celerybeat-schedule")]
         log = self.state_dir / "worker.log"
         process = self.processes.start(command, self.env, log)
-        # Ready once its pool child has loaded PyTorch and trained its warm-up step (labs.pool_child).
+        # Ready once its pool child has loaded PyTorch and trained its warm-up step (labs.workers.pool_child_prepare).
         wait_until(lambda: b"ready to train" in log.read_bytes(), 180, "the Celery worker's pool child", process, log)
         return process
 

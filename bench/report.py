@@ -278,8 +278,8 @@ def lab_section(lab: dict[str, Any]) -> list[str]:
         f"max {s['max_ms']:.0f}); device: {s['device']}.",
         f"- The first submission once the worker is ready: {s['first_submission_ms']:.0f} ms. Before it "
         "takes a run, the worker's pool child loads PyTorch and the training code and trains one optimizer step "
-        f"of the smallest model (`labs/pool_child.py`), which took {s['worker_warm_up_s']} s here, so the first "
-        "run pays no import.",
+        "of the smallest model (`labs/workers.py`, `pool_child_prepare`), which took "
+        f"{s['worker_warm_up_s']} s here, so the first run pays no import.",
         "",
     ]
 

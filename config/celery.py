@@ -1,6 +1,7 @@
-"""The Celery application. Workers consume the `gpu` queue: `celery -A config worker -Q gpu`; a worker
-with a GPU also consumes `cuda` and the queues of the sizes its memory holds, which it adds itself at
-start (labs.devices). Each pool child loads torch when it starts, never the main process that forks it."""
+"""The Celery application. Workers consume the labs' queue, `gpu`: `celery -A config worker -Q gpu`; a
+worker with a GPU also consumes `cuda` and the queues of the sizes its memory holds, which it adds
+itself at start (labs.workers). Each pool child loads torch when it starts, never the main process that
+forks it."""
 
 import os
 
@@ -19,37 +20,28 @@ _heartbeat = {}  # the worker main process's heartbeat: its hostname and the eve
 @celeryd_after_setup.connect
 def _consume_by_device(sender, instance, **kwargs) -> None:
     """The same command line everywhere: the worker's device decides whether it takes GPU runs."""
-    from labs.devices import CUDA_QUEUE
-    from labs.queue import worker_described
+    from labs.workers import worker_queues_select
 
-    queues = instance.app.amqp.queues
-    mine = worker_described()["queues"]
-    for name in mine:
-        if name.startswith(CUDA_QUEUE):  # `gpu` comes from -Q, as before
-            queues.select_add(name)
-    for name in list(queues.consume_from):
-        # `-Q gpu,cuda` on a CPU, or a size's queue its memory cannot hold: it would only pass them on
-        if name.startswith(CUDA_QUEUE) and name not in mine:
-            queues.deselect(name)
+    worker_queues_select(instance.app.amqp.queues)
 
 
 @worker_process_init.connect
 def _prepare_pool_child(**kwargs) -> None:
-    """torch and CUDA in the child that trains, before its first run (labs.pool_child)."""
+    """torch and CUDA in the child that trains, before its first run (labs.workers.pool_child_prepare)."""
     import logging
 
-    from labs.pool_child import pool_child_prepare
+    from labs.workers import pool_child_prepare
 
     try:
         pool_child_prepare()
     except Exception:  # the child still takes runs: each loads what it needs, and fails with its reason
-        logging.getLogger("labs.pool_child").exception("the pool child could not load torch or CUDA")
+        logging.getLogger("labs.workers").exception("the pool child could not load torch or CUDA")
 
 
 @worker_ready.connect
 def _publish_worker(sender, **kwargs) -> None:
-    """The labs pages list connected workers (labs.queue); runs in the worker's main process only."""
-    from labs.queue import worker_heartbeat
+    """The labs pages list connected workers (labs.workers); runs in the worker's main process only."""
+    from labs.workers import worker_heartbeat
 
     _heartbeat["name"] = sender.hostname
     _heartbeat["stop"] = worker_heartbeat(name=sender.hostname)
@@ -59,7 +51,7 @@ def _publish_worker(sender, **kwargs) -> None:
 def _withdraw_worker(sender, **kwargs) -> None:
     if "stop" not in _heartbeat:
         return
-    from labs.queue import worker_forget
+    from labs.workers import worker_forget
 
     _heartbeat["stop"].set()
     worker_forget(name=_heartbeat["name"])

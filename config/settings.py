@@ -284,7 +284,7 @@ CELERY_TASK_DEFAULT_QUEUE = "gpu"
 CELERY_TASK_ROUTES = {"labs.tasks.*": {"queue": "gpu"}}
 LAB_SOFT_TIME_LIMIT = env_int("LAB_SOFT_TIME_LIMIT", 600)
 LAB_HARD_TIME_LIMIT = env_int("LAB_HARD_TIME_LIMIT", 660)
-# Runs sent to the `cuda` queue (labs.devices) may be longer: a GPU's limits allow more steps and samples.
+# Runs sent to the `cuda` queue (labs.workers) may be longer: a GPU's limits allow more steps and samples.
 LAB_CUDA_SOFT_TIME_LIMIT = env_int("LAB_CUDA_SOFT_TIME_LIMIT", 1800)
 LAB_CUDA_HARD_TIME_LIMIT = env_int("LAB_CUDA_HARD_TIME_LIMIT", LAB_CUDA_SOFT_TIME_LIMIT + 60)
 CELERY_TASK_SOFT_TIME_LIMIT = LAB_SOFT_TIME_LIMIT
@@ -292,7 +292,7 @@ CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
 _LONGEST_RUN = max(LAB_HARD_TIME_LIMIT, LAB_CUDA_HARD_TIME_LIMIT)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _LONGEST_RUN + 300}
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
-# A pool child loads torch (and on a GPU initialises CUDA) before it says it is up (labs/pool_child.py):
+# A pool child loads torch (and on a GPU initialises CUDA) before it says it is up (labs.workers.pool_child_prepare):
 # Celery's 4 s default would kill it on a busy machine.
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("CELERY_WORKER_PROC_ALIVE_TIMEOUT", 120)
 
@@ -301,7 +301,7 @@ LAB_MAX_ACTIVE_RUNS = env_int("LAB_MAX_ACTIVE_RUNS", 12)  # queued or running ru
 LAB_DAILY_SAMPLE_BUDGET = env_int("LAB_DAILY_SAMPLE_BUDGET", 1_000_000)  # steps × effective batch per day
 LAB_TORCH_THREADS = env_int("LAB_TORCH_THREADS", 0)  # CPU threads per training run; 0: half the cores
 LAB_MAX_PROCESSES = env_int("LAB_MAX_PROCESSES", 2)  # data-parallel processes (G) one run may use; see README
-# Empty: GPU settings (sizes above tiny, tf32) are accepted while a CUDA worker is connected (labs.devices);
+# Empty: GPU settings (sizes above tiny, tf32) are accepted while a CUDA worker is connected (labs.workers);
 # "cpu" or "cuda" fixes that whatever is connected.
 LAB_DEVICE_CLASS = env_str("LAB_DEVICE_CLASS", "")
 LAB_PRESET_MAX_STEPS = env_int("LAB_PRESET_MAX_STEPS", 0)  # 0: presets as designed; else a cap (small machines)
@@ -314,7 +314,7 @@ LAB_DISPATCH_INTERVAL = env_float("LAB_DISPATCH_INTERVAL", 10)  # ...and for run
 LAB_RESEND_AFTER = env_float("LAB_RESEND_AFTER", _LONGEST_RUN + 300)  # re-send a message Redis may have lost
 LAB_WORKER_TTL = env_float("LAB_WORKER_TTL", 15)  # a worker shows as connected this long after its last heartbeat
 LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it trains on; empty: detect (nvidia-smi)
-# The memory a worker states (MiB) and takes sizes by (labs.devices); 0: detect. A share of a GPU that several use.
+# The memory a worker states (MiB) and takes sizes by (labs.workers); 0: detect. A share of a GPU that several use.
 LAB_WORKER_MEMORY_MIB = env_int("LAB_WORKER_MEMORY_MIB", 0)
 # The run command submits the reference sweeps that are missing or outdated after start-up (labs/reference.py).
 LAB_REFERENCE_SWEEPS = env_bool("LAB_REFERENCE_SWEEPS", True)

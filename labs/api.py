@@ -20,9 +20,10 @@ from config.waits import please_wait
 from . import selectors, services
 from .export import run_payload
 from .forms import limits_text
-from .queue import queue_state, run_queue, site_limits
 from .schemas import LabCurvePage, LabCurvePageQuery, LabQueue, LabRun, LabRunCreated, LabRunSettings, LabRunSummary
+from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
+from .workers import site_limits
 
 router = Router(tags=["labs"])
 LEARNER = [BearerToken(), SessionLogin()]

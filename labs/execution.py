@@ -24,8 +24,8 @@ from django.utils.translation import gettext_noop
 
 from labs.training.results import stored_metrics
 
-from .models import LabRun, LabRunCurveChunk
-from .services import COPIED_RESULT_FIELDS, copy_result, finished_originals, lab_runs_end_cancelled_queued
+from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
+from .services import COPIED_RESULT_FIELDS, copy_result, finished_originals
 
 logger = logging.getLogger(__name__)
 
@@ -78,28 +78,13 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
         try:
             result = _train(run, reporter)
         except SoftTimeLimitExceeded:
-            _finish(
-                mine,
-                status=LabRun.Status.FAILED,
-                error=ERROR_TIME_LIMIT,
-                curve=reporter.curve,
-                done_steps=len(reporter.curve),
-                finished_at=timezone.now(),
-            )
-            return
+            result = ERROR_TIME_LIMIT
         except Exception:
             logger.exception("lab run %s failed", run.pk)
-            _finish(
-                mine,
-                status=LabRun.Status.FAILED,
-                error=ERROR_UNEXPECTED,
-                curve=reporter.curve,
-                done_steps=len(reporter.curve),
-                finished_at=timezone.now(),
-            )
-            return
-    if result is None or isinstance(result, str):  # a string: why the settings cannot run here
-        mine.update(status=LabRun.Status.FAILED, error=result or ERROR_INVALID, finished_at=timezone.now())
+            result = ERROR_UNEXPECTED
+    if not isinstance(result, dict):  # a string: why it failed; None: the settings are no longer valid
+        curve = reporter.curve
+        _finish(mine, status=LabRun.Status.FAILED, error=result or ERROR_INVALID, curve=curve, done_steps=len(curve))
         return
     _store(mine, result)
     _reference_done(run)
@@ -123,7 +108,7 @@ def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
     from labs.training.precision import device_class
 
     config, _errors = validate_config(run.config, device_class=device_class())
-    if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.routing passes those on)
+    if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.workers passes those on)
         return ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else None
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
@@ -152,7 +137,6 @@ def _store(mine, result: dict[str, Any]) -> None:
         device=result["device"],
         torch_version=result["torch_version"],
         done_steps=result["steps_done"],
-        finished_at=timezone.now(),
     )
 
 
@@ -160,7 +144,9 @@ def _finish(mine, **fields: Any) -> None:
     """The worker's last write: the whole curve once, as one document, and its chunks deleted."""
     with transaction.atomic():
         run_id = mine.values_list("pk", flat=True).first()
-        if run_id is not None and mine.update(**fields):  # not ours: the new owner's chunks stay
+        if run_id is not None and mine.update(
+            **fields, finished_at=timezone.now()
+        ):  # not ours: the new owner's chunks stay
             LabRunCurveChunk.objects.filter(run_id=run_id).delete()
 
 

@@ -3,11 +3,10 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from labs.devices import Limits, validate_for
-from labs.queue import site_limits
 from labs.training import config as lab_config
 from labs.training.parsers import show
 from labs.training.problems import Problem
+from labs.workers import Limits, site_limits, validate_for
 
 # What a browser sends with the form besides the settings.
 NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})

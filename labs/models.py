@@ -3,6 +3,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -168,3 +169,13 @@ class LabRunCurveChunk(models.Model):
 
     def __str__(self) -> str:
         return f"run #{self.run_id} chunk {self.seq}"
+
+
+def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
+    """Queued runs whose learner asked to cancel end as cancelled (all of them, or one): at a cancel,
+    a claim, a pass-on or a sweep. A run re-queued while its cancel was being asked for lands here
+    instead of waiting forever."""
+    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED, cancel_requested=True)
+    if run_id is not None:
+        queued = queued.filter(pk=run_id)
+    return queued.update(status=LabRun.Status.CANCELLED, finished_at=timezone.now())

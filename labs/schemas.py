@@ -12,11 +12,10 @@ from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from config.api_errors import invalid_fields
-from labs.devices import validate_for
-from labs.queue import site_limits
 from labs.training import config as lab_config
 from labs.training.results import DIVERGED
 from labs.training.sizes import SIZES
+from labs.workers import site_limits, validate_for
 
 from .export import PUBLIC_METRICS
 from .forms import translate_problem

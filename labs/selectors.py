@@ -1,13 +1,19 @@
 """Queries for lab pages, the API and the learner dashboard. Visibility rules live here:
-preset runs are public, other runs are their owner's, or anyone's who holds the share link."""
+preset runs are public, other runs are their owner's, or anyone's who holds the share link.
+Also where a run stands in the queue: how many runs wait, and when a queued run should be done."""
 
+import math
+import statistics
+from dataclasses import dataclass
 from itertools import islice
 
 from django.db.models import QuerySet
 
 from .models import LabRun
+from .workers import Worker, connected_workers
 
 MAX_COMPARED = 12
+RECENT_RUNS = 20  # finished runs the estimate is the median of
 CURVE_PAGE_DEFAULT = 1000  # points per page of a curve (the API's `limit`)
 CURVE_PAGE_MAX = 5000
 
@@ -83,3 +89,63 @@ def latest_preset_runs(*, slug: str, user=None) -> list[LabRun]:
 def dashboard_context(user) -> dict:
     """Merged into the learner dashboard: their recent runs for templates/labs/_dashboard.html."""
     return {"lab_runs": list(runs_of(user)[:8])}
+
+
+# ---------------------------------------------------------------- the queue
+
+
+@dataclass(frozen=True)
+class QueueState:
+    workers: list[Worker]
+    waiting: int  # queued runs
+
+
+def queue_state() -> QueueState:
+    return QueueState(workers=connected_workers(), waiting=LabRun.objects.filter(status=LabRun.Status.QUEUED).count())
+
+
+def queue_position(run: LabRun) -> int | None:
+    """1 for the next run a worker takes. Runs are dispatched in the order they were submitted,
+    learners' runs before the site's reference runs (sent at a lower priority)."""
+    if run.status != LabRun.Status.QUEUED:
+        return None
+    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED)
+    same_rank = queued.filter(reference=run.reference)
+    ahead = same_rank.filter(created_at__lt=run.created_at).count()
+    ahead += same_rank.filter(created_at=run.created_at, pk__lt=run.pk).count()
+    if run.reference:
+        ahead += queued.filter(reference=False).count()
+    return ahead + 1
+
+
+def typical_run_seconds() -> float | None:
+    """Median time from claim to finish of recent runs that really trained (not reused results)."""
+    recent = (
+        LabRun.objects.filter(status=LabRun.Status.SUCCEEDED, reused_from__isnull=True)
+        .exclude(started_at=None)
+        .exclude(finished_at=None)
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT_RUNS]
+    )
+    seconds = [(finished - started).total_seconds() for started, finished in recent]
+    return statistics.median(seconds) if seconds else None
+
+
+def estimate_seconds(*, position: int | None, workers: int) -> float | None:
+    """Until a queued run is done: its turn comes after the runs ahead, shared among the workers."""
+    typical = typical_run_seconds()
+    if position is None or not workers or typical is None:
+        return None
+    return typical * math.ceil(position / workers)
+
+
+def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
+    """The API's `queue` block of a run (and what its page says)."""
+    state = state or queue_state()
+    position = queue_position(run)
+    return {
+        "position": position,
+        "waiting": state.waiting,
+        "workers_connected": len(state.workers),
+        "estimate_seconds": estimate_seconds(position=position, workers=len(state.workers)),
+    }

@@ -3,7 +3,7 @@ safety nets (the sweeper for dead workers, the dispatcher for runs stored while 
 
 The run row is the source of truth. A run is handed to the broker after its transaction commits;
 `enqueued_at` stays empty until the broker accepted it, so nothing is lost when Redis is down.
-Training itself happens in `labs.execution`, inside the worker.
+labs.workers sends a run to the broker; labs.execution trains it, inside the worker.
 """
 
 import logging
@@ -19,17 +19,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from redis import RedisError
 
-from config.celery import app as celery_app
 from config.waits import seconds_until, wait_in_words
 from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
 
-from .devices import queue_for, time_limits
-from .models import LabRun, LabRunCurveChunk
+from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
 from .presets import Preset
-from .queue import connected_workers, estimate_seconds, queue_position, typical_run_seconds
-
-# The worker's task, sent by name: labs.tasks imports this module, so this one must not import it.
-EXECUTE_RUN = "labs.tasks.execute_run"
+from .selectors import estimate_seconds, queue_position, typical_run_seconds
+from .workers import connected_workers, lab_run_enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +185,7 @@ def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
 def _budget_runs(user: User, since):
     """The runs that count against the daily budget: reused results cost nothing, nor do runs that
     ended before they started (cancelled while queued, or failed because no connected worker could
-    hold them, labs.routing)."""
+    hold them, labs.workers.lab_run_pass_on)."""
     return LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
         status__in=(LabRun.Status.CANCELLED, LabRun.Status.FAILED), attempts=0
     )
@@ -214,40 +210,6 @@ def lab_budget_frees_at(*, user: User, wanted: int, now):
     return (runs[-1].created_at if runs else now) + window
 
 
-# Redis keeps one list per priority step and a worker takes from the step-0 list first: learners'
-# runs (no priority, i.e. 0) always go before the site's reference runs (kombu's priority_steps).
-LOW_PRIORITY = 9
-
-
-def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
-    """Hand a queued run to the broker. False when the broker is unreachable: the run stays
-    stored with no `enqueued_at` and the dispatcher sends it once Redis is back.
-    `low_priority` (reference runs): workers take it only when no learner's run waits.
-    Runs that need a GPU go to the `cuda` queue, which only CUDA workers consume (labs.devices)."""
-    priority = {"priority": LOW_PRIORITY} if low_priority else {}
-    config = LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {}
-    queue = queue_for(config)
-    try:
-        # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
-        # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
-        with celery_app.connection_for_write() as connection:
-            connection.ensure_connection(max_retries=0)
-            celery_app.send_task(
-                EXECUTE_RUN,
-                args=[run_id],
-                queue=queue,
-                retry=False,
-                connection=connection,
-                **priority,
-                **time_limits(queue),
-            )
-    except Exception as exc:
-        logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
-        return False
-    LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
-    return True
-
-
 def lab_run_cancel(*, run: LabRun) -> bool:
     """Cancel a queued run at once, or ask its worker to stop (it checks several times a second).
     False when the run had already ended.
@@ -259,15 +221,6 @@ def lab_run_cancel(*, run: LabRun) -> bool:
         return False
     lab_runs_end_cancelled_queued(run_id=run.pk)
     return True
-
-
-def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
-    """Queued runs whose learner asked to cancel end as cancelled (all of them, or one).
-    A run re-queued while its cancel was being asked for lands here instead of waiting forever."""
-    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED, cancel_requested=True)
-    if run_id is not None:
-        queued = queued.filter(pk=run_id)
-    return queued.update(status=LabRun.Status.CANCELLED, finished_at=timezone.now())
 
 
 def lab_run_requeue(*, run: LabRun) -> bool:

@@ -1,16 +1,15 @@
-"""Thin Celery tasks (routed to the `gpu` queue by CELERY_TASK_ROUTES): load by id, call the service.
+"""Thin Celery tasks (routed to the labs' queue, `gpu`, by CELERY_TASK_ROUTES): load by id, call the service.
 
 Redelivery is safe: `execute_run` claims the row with a conditional update, so a message that
-arrives twice trains once. A run this worker cannot hold is passed on instead (labs.routing).
-Nothing here imports torch (the pool child loads it when it starts: labs.pool_child).
+arrives twice trains once. A run this worker cannot hold is passed on instead (labs.workers).
+Nothing here imports torch (the pool child loads it when it starts: labs.workers.pool_child_prepare).
 """
 
 from celery import shared_task
 
 from .execution import lab_run_execute
-from .queue import this_worker
-from .routing import lab_run_pass_on
-from .services import EXECUTE_RUN, lab_runs_dispatch_pending, lab_runs_sweep_stale
+from .services import lab_runs_dispatch_pending, lab_runs_sweep_stale
+from .workers import EXECUTE_RUN, lab_run_pass_on, this_worker
 
 
 @shared_task(name=EXECUTE_RUN, bind=True, acks_late=True)

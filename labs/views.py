@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -23,8 +23,8 @@ from .forms import RunForm
 from .guide_figures import reference_curves
 from .models import LabRun, new_share_token
 from .presets import PRESETS, preset_get
-from .queue import estimate_text, queue_state, run_queue
 from .reference import reference_sweep_latest
+from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
 
 X_AXES = ("step", "samples", "seconds")
@@ -135,6 +135,17 @@ def run_shared(request: HttpRequest, token: str) -> HttpResponse:
     if run is None:
         raise Http404
     return _run_page(request, run)
+
+
+def estimate_text(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return _("It should be done in less than a minute.")
+    minutes = round(seconds / 60)
+    return ngettext(
+        "It should be done in about %(minutes)d minute.", "It should be done in about %(minutes)d minutes.", minutes
+    ) % {"minutes": minutes}
 
 
 def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:

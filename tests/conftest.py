@@ -122,7 +122,7 @@ class WorkerProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 120) -> "WorkerProcess":
-        """Returns once the worker consumes and its pool child has loaded torch (labs.pool_child):
+        """Returns once the worker consumes and its pool child has loaded torch (labs.workers):
         a test that starts two workers then knows both take runs, whatever the machine's speed."""
         command = [
             sys.executable,

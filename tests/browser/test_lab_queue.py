@@ -4,7 +4,7 @@ scroll inside their own box at phone and desktop widths."""
 import pytest
 from playwright.sync_api import expect
 
-from labs import queue
+from labs import workers
 from labs.models import LabRun
 
 from .conftest import finished_run
@@ -34,7 +34,7 @@ def test_the_run_list_and_the_queue_update_live_and_polling_stops(new_page, live
     expect(panel).to_contain_text("No worker is connected right now.")
     expect(page.locator(f"#pick-status-{run.pk}")).to_contain_text("Queued")
 
-    queue.worker_publish(name="gpu-1@lab", device="NVIDIA H200")
+    workers.worker_publish(name="gpu-1@lab", device="NVIDIA H200")
     expect(panel).to_contain_text("gpu-1@lab · NVIDIA H200 · idle")
     LabRun.objects.filter(pk=run.pk).update(status=LabRun.Status.SUCCEEDED)
     expect(page.locator(f"#pick-status-{run.pk}")).to_contain_text("Succeeded")

@@ -5,7 +5,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from labs import devices
+from labs import workers
 from labs.models import LabRun
 from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
 
@@ -141,7 +141,7 @@ def empty_broker():
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
 
     def empty() -> None:
-        for name in (devices.CPU_QUEUE, devices.CUDA_QUEUE):
+        for name in (workers.LAB_QUEUE, workers.CUDA_QUEUE):
             for key in client.scan_iter(match=name + "*"):
                 client.delete(key)
 

@@ -4,12 +4,11 @@ while a worker with a GPU (that holds the size) has published its heartbeat."""
 import json
 
 import pytest
-import redis
 from django.conf import settings
 from django.utils import translation
 
 from accounts.models import ApiToken
-from labs import devices, queue, services
+from labs import workers
 from labs.forms import RunForm
 from labs.models import LabRun
 from labs.training import config as lab_config
@@ -37,31 +36,26 @@ def token(learner):
 
 
 @pytest.fixture
-def broker():
-    """The broker's Redis, its two queues empty: earlier tests' messages name run ids this test's
-    database reuses (no worker consumes them here, so none is lost)."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    names = (devices.CPU_QUEUE, devices.CUDA_QUEUE, *(devices.size_queue(size) for size in SIZES))
-    client.delete(*names)
-    yield client
-    client.delete(*names)
+def broker(empty_broker):
+    """The broker's Redis, every lab queue empty (no worker consumes them here, so nothing is lost)."""
+    return empty_broker
 
 
 def publish_cpu_worker(name="cpu-1@host"):
-    queue.worker_publish(name=name, **devices.describe_worker("cpu", 2))
+    workers.worker_publish(name=name, **workers.describe_worker("cpu", 2))
 
 
 def publish_gpu_worker(name="gpu-1@host", memory_bytes=141 * GIB):
-    """What a worker with a GPU publishes (labs.devices.describe_worker on that machine)."""
-    sizes = devices.sizes_that_fit("cuda", memory_bytes)
-    queue.worker_publish(
+    """What a worker with a GPU publishes (labs.workers.describe_worker on that machine)."""
+    sizes = workers.sizes_that_fit("cuda", memory_bytes)
+    workers.worker_publish(
         name=name,
         device="NVIDIA H200",
         device_class="cuda",
         memory_bytes=memory_bytes,
         sizes=sizes,
         max_processes=4,
-        queues=devices.queues_for("cuda", sizes),
+        queues=workers.queues_for("cuda", sizes),
     )
 
 
@@ -79,7 +73,7 @@ def messages_for(client, queue_name: str, run_id: int) -> list[bytes]:
 
     def for_the_run(raw: bytes) -> bool:
         headers = json.loads(raw)["headers"]
-        return headers["task"] == services.EXECUTE_RUN and headers["argsrepr"] == f"[{run_id}]"
+        return headers["task"] == workers.EXECUTE_RUN and headers["argsrepr"] == f"[{run_id}]"
 
     return [raw for raw in client.lrange(queue_name, 0, -1) if for_the_run(raw)]
 
@@ -103,15 +97,15 @@ def messages_for(client, queue_name: str, run_id: int) -> list[bytes]:
 )
 def test_the_queue_is_chosen_by_what_the_settings_need(changes, queue_name):
     config = lab_config.RunConfig(**{**GUIDES_LM, **changes})
-    assert devices.queue_for(config.to_dict()) == queue_name
+    assert workers.queue_for(config.to_dict()) == queue_name
 
 
 def test_a_digits_run_stored_before_sizes_existed_goes_to_every_worker():
-    assert devices.queue_for(lab_config.DEFAULT_CONFIG) == "gpu"
+    assert workers.queue_for(lab_config.DEFAULT_CONFIG) == "gpu"
 
 
 def test_a_cpu_worker_publishes_its_memory_and_takes_only_cpu_sizes():
-    described = devices.describe_worker("cpu", 2)
+    described = workers.describe_worker("cpu", 2)
     assert described["device_class"] == "cpu" and described["memory_bytes"] > 0
     assert (described["sizes"], described["max_processes"], described["queues"]) == (["tiny"], 2, ["gpu"])
 
@@ -120,9 +114,9 @@ def test_a_gpu_takes_the_sizes_its_memory_holds():
     small, medium = SIZES["small"], SIZES["medium"]
     holds_small = small.state_bytes() + small.activation_bytes_per_sequence
     assert holds_small < medium.state_bytes() + medium.activation_bytes_per_sequence
-    assert devices.sizes_that_fit("cuda", holds_small) == ["tiny", "small"]
-    assert devices.sizes_that_fit("cuda", 141 * GIB) == ["tiny", "small", "medium"]
-    assert devices.sizes_that_fit("cuda", None) == ["tiny", "small", "medium"]  # nvidia-smi could not say
+    assert workers.sizes_that_fit("cuda", holds_small) == ["tiny", "small"]
+    assert workers.sizes_that_fit("cuda", 141 * GIB) == ["tiny", "small", "medium"]
+    assert workers.sizes_that_fit("cuda", None) == ["tiny", "small", "medium"]  # nvidia-smi could not say
 
 
 # ---------------------------------------------------------------- limits from the connected workers
@@ -214,7 +208,7 @@ def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
     publish_gpu_worker()
     settings.LAB_DEVICE_CLASS = "cpu"
     assert RunForm(post(size="small")).errors["size"] == ["size small needs a GPU worker; none is connected."]
-    queue.worker_forget(name="gpu-1@host")
+    workers.worker_forget(name="gpu-1@host")
     settings.LAB_DEVICE_CLASS = "cuda"
     assert RunForm(post(size="medium", precision="tf32")).is_valid()
 

@@ -3,7 +3,7 @@ takes a run that needs a GPU; a worker that says it has a GPU consumes the `cuda
 
 import pytest
 
-from labs import queue, services
+from labs import services, workers
 from labs.execution import ERROR_NEEDS_GPU
 from labs.models import LabRun
 from labs.training.config import RunConfig
@@ -12,8 +12,8 @@ from tests.polling import wait_for
 pytestmark = pytest.mark.integration
 
 
-def _published(prefix: str) -> queue.Worker:
-    found = lambda: [w for w in queue.published_workers() if w.name.startswith(prefix)]  # noqa: E731
+def _published(prefix: str) -> workers.Worker:
+    found = lambda: [w for w in workers.published_workers() if w.name.startswith(prefix)]  # noqa: E731
     return wait_for(found, 60, f"the heartbeat of {prefix}")[0]
 
 

@@ -16,7 +16,7 @@ import config.urls
 get_resolver().url_patterns  # loads every app's urls, hence its views
 from django.contrib import admin
 admin.autodiscover()
-import labs.api, labs.tasks, labs.execution, labs.services, labs.selectors
+import labs.api, labs.tasks, labs.execution, labs.services, labs.selectors, labs.workers
 for app in ("accounts", "course", "quizzes", "labs", "config"):
     for module in pkgutil.iter_modules([app]):
         if module.name.startswith(("views", "api")):

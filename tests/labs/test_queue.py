@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from labs import queue
+from labs import selectors, views, workers
 from labs.models import LabRun
 
 
@@ -24,74 +24,74 @@ def finished_in(make_run, learner):
 def test_queued_runs_are_numbered_in_the_order_they_were_submitted(make_run, learner, other_learner):
     first, second, third = make_run(learner), make_run(other_learner), make_run(learner)
     make_run(learner, status=LabRun.Status.RUNNING)
-    assert [queue.queue_position(run) for run in (first, second, third)] == [1, 2, 3]
+    assert [selectors.queue_position(run) for run in (first, second, third)] == [1, 2, 3]
 
 
 def test_a_run_that_is_not_queued_has_no_position(make_run, learner):
-    assert queue.queue_position(make_run(learner, status=LabRun.Status.RUNNING)) is None
-    assert queue.queue_position(make_run(learner, status=LabRun.Status.SUCCEEDED)) is None
+    assert selectors.queue_position(make_run(learner, status=LabRun.Status.RUNNING)) is None
+    assert selectors.queue_position(make_run(learner, status=LabRun.Status.SUCCEEDED)) is None
 
 
 def test_runs_submitted_at_the_same_instant_are_ordered_by_id(make_run, learner):
     first, second = make_run(learner), make_run(learner)
     LabRun.objects.filter(pk__in=[first.pk, second.pk]).update(created_at=timezone.now())
     first.refresh_from_db(), second.refresh_from_db()
-    assert (queue.queue_position(first), queue.queue_position(second)) == (1, 2)
+    assert (selectors.queue_position(first), selectors.queue_position(second)) == (1, 2)
 
 
 def test_the_estimate_is_the_median_run_time_times_the_rounds_ahead(finished_in):
     for seconds in (30, 60, 600):
         finished_in(seconds)
-    assert queue.typical_run_seconds() == 60
-    assert queue.estimate_seconds(position=1, workers=1) == 60
-    assert queue.estimate_seconds(position=3, workers=1) == 180
-    assert queue.estimate_seconds(position=3, workers=2) == 120
+    assert selectors.typical_run_seconds() == 60
+    assert selectors.estimate_seconds(position=1, workers=1) == 60
+    assert selectors.estimate_seconds(position=3, workers=1) == 180
+    assert selectors.estimate_seconds(position=3, workers=2) == 120
 
 
 def test_reused_results_do_not_count_in_the_estimate(finished_in):
     original = finished_in(100)
     finished_in(1, reused_from=original)
-    assert queue.typical_run_seconds() == 100
+    assert selectors.typical_run_seconds() == 100
 
 
 def test_there_is_no_estimate_without_a_worker_or_without_finished_runs(finished_in, db):
-    assert queue.estimate_seconds(position=1, workers=1) is None
+    assert selectors.estimate_seconds(position=1, workers=1) is None
     finished_in(60)
-    assert queue.estimate_seconds(position=1, workers=0) is None
+    assert selectors.estimate_seconds(position=1, workers=0) is None
 
 
 def test_estimate_text_says_minutes():
-    assert queue.estimate_text(None) == ""
-    assert queue.estimate_text(20) == "It should be done in less than a minute."
-    assert queue.estimate_text(60) == "It should be done in about 1 minute."
-    assert queue.estimate_text(300) == "It should be done in about 5 minutes."
+    assert views.estimate_text(None) == ""
+    assert views.estimate_text(20) == "It should be done in less than a minute."
+    assert views.estimate_text(60) == "It should be done in about 1 minute."
+    assert views.estimate_text(300) == "It should be done in about 5 minutes."
 
 
 def test_a_published_worker_is_connected_with_the_run_it_trains(make_run, learner, settings):
     settings.LAB_WORKER_TTL = 30
-    queue.worker_publish(name="gpu-1@host", device="NVIDIA H200")
-    queue.worker_publish(name="cpu-1@host", device="cpu")
+    workers.worker_publish(name="gpu-1@host", device="NVIDIA H200")
+    workers.worker_publish(name="cpu-1@host", device="cpu")
     running = make_run(learner, status=LabRun.Status.RUNNING, worker="gpu-1@host")
     make_run(learner)
-    state = queue.queue_state()
+    state = selectors.queue_state()
     assert state.waiting == 1
     assert [(w.name, w.device, w.device_class, w.running) for w in state.workers] == [
         ("cpu-1@host", "cpu", "cpu", None),
         ("gpu-1@host", "NVIDIA H200", "cuda", running.pk),  # a heartbeat without its class: told by its device
     ]
-    queue.worker_forget(name="gpu-1@host")
-    assert [w.name for w in queue.connected_workers()] == ["cpu-1@host"]
+    workers.worker_forget(name="gpu-1@host")
+    assert [w.name for w in workers.connected_workers()] == ["cpu-1@host"]
 
 
 def test_the_device_named_in_the_settings_is_reported(settings):
     settings.LAB_WORKER_DEVICE = "NVIDIA H200"
-    assert queue.worker_device() == "NVIDIA H200"
+    assert workers.worker_device() == "NVIDIA H200"
 
 
 def test_without_a_gpu_the_device_is_cpu(settings, monkeypatch):
     settings.LAB_WORKER_DEVICE = ""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    assert queue.worker_device() == "cpu"
+    assert workers.worker_device() == "cpu"
 
 
 # ---------------------------------------------------------------- pages and API
@@ -107,7 +107,7 @@ def test_a_queued_run_page_says_its_position_and_that_no_worker_is_connected(lea
 
 def test_a_queued_run_page_gives_an_estimate_when_a_worker_is_connected(learner_client, make_run, learner, finished_in):
     finished_in(120)
-    queue.worker_publish(name="w@host", device="cpu")
+    workers.worker_publish(name="w@host", device="cpu")
     run = make_run(learner)
     page = learner_client.get(f"/en/labs/runs/{run.pk}/").content.decode()
     assert "Position 1 of 1 in the queue." in page
@@ -125,7 +125,7 @@ def test_the_queue_panel_is_translated(learner_client, make_run, learner):
 
 def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner, finished_in):
     finished_in(90)
-    queue.worker_publish(name="w@host", device="cpu")
+    workers.worker_publish(name="w@host", device="cpu")
     make_run(learner)
     run = make_run(learner)
     body = learner_client.get(f"/api/labs/runs/{run.pk}").json()
@@ -133,7 +133,7 @@ def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner,
 
 
 def test_the_api_queue_lists_workers_and_the_waiting_count(client, make_run, learner):
-    queue.worker_publish(name="w@host", device="NVIDIA H200")
+    workers.worker_publish(name="w@host", device="NVIDIA H200")
     running = make_run(learner, status=LabRun.Status.RUNNING, worker="w@host")
     make_run(learner)
     body = client.get("/api/labs/queue").json()
@@ -188,5 +188,5 @@ def test_a_run_still_answers_while_redis_is_away(client, learner, make_run, sett
     run = make_run(learner)
     nobody_listens = "redis://127.0.0.1:1/0"  # port 1: refused at once
     settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": nobody_listens}}
-    assert queue.connected_workers() == []
-    assert queue.run_queue(run)["workers_connected"] == 0
+    assert workers.connected_workers() == []
+    assert selectors.run_queue(run)["workers_connected"] == 0

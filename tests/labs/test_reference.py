@@ -15,7 +15,7 @@ from labs import reference
 from labs.execution import lab_run_execute
 from labs.models import LabRun
 from labs.presets import PRESETS
-from labs.queue import queue_position
+from labs.selectors import queue_position
 from labs.training import version
 from labs.training.config import config_fingerprint, validate_config
 

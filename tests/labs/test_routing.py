@@ -4,18 +4,17 @@ that still reaches it is sent on to a worker that can hold it, or failed with a 
 import json
 
 import pytest
-import redis
 from django.conf import settings
 from django.utils import translation
 
-from labs import devices, queue, services
+from labs import workers
 from labs.models import LabRun
-from labs.routing import ERROR_NO_GPU_WORKER, ERROR_NO_WORKER_HOLDS_SIZE, lab_run_pass_on
 from labs.training.sizes import SIZES
+from labs.workers import ERROR_NO_GPU_WORKER, ERROR_NO_WORKER_HOLDS_SIZE, lab_run_pass_on
 
-SMALL_GPU = devices.describe_worker("NVIDIA test GPU", 2, memory_mib=512)  # holds small, not medium
-BIG_GPU = devices.describe_worker("NVIDIA H200", 2, memory_mib=141 * 1024)
-CPU = devices.describe_worker("cpu", 2)
+SMALL_GPU = workers.describe_worker("NVIDIA test GPU", 2, memory_mib=512)  # holds small, not medium
+BIG_GPU = workers.describe_worker("NVIDIA H200", 2, memory_mib=141 * 1024)
+CPU = workers.describe_worker("cpu", 2)
 
 
 @pytest.fixture(autouse=True)
@@ -24,17 +23,13 @@ def follow_the_workers(settings):
 
 
 @pytest.fixture
-def broker():
-    """The broker's Redis, its queues empty: no worker consumes them here, so nothing is lost."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    names = (devices.CPU_QUEUE, devices.CUDA_QUEUE, *(devices.size_queue(size) for size in SIZES))
-    client.delete(*names)
-    yield client
-    client.delete(*names)
+def broker(empty_broker):
+    """The broker's Redis, every lab queue empty (no worker consumes them here, so nothing is lost)."""
+    return empty_broker
 
 
 def publish(name: str, described: dict) -> None:
-    queue.worker_publish(name=name, **described)
+    workers.worker_publish(name=name, **described)
 
 
 def run_of_size(make_run, learner, size: str, **fields) -> LabRun:
@@ -47,7 +42,7 @@ def run_of_size(make_run, learner, size: str, **fields) -> LabRun:
 def messages_for(client, queue_name: str, run_id: int) -> list[dict]:
     raw = client.lrange(queue_name, 0, -1)
     headers = [json.loads(message)["headers"] for message in raw]
-    return [h for h in headers if h["task"] == services.EXECUTE_RUN and h["argsrepr"] == f"[{run_id}]"]
+    return [h for h in headers if h["task"] == workers.EXECUTE_RUN and h["argsrepr"] == f"[{run_id}]"]
 
 
 def test_a_gpu_consumes_the_queues_of_the_sizes_its_memory_holds():
@@ -60,10 +55,10 @@ def test_a_gpu_consumes_the_queues_of_the_sizes_its_memory_holds():
 
 def test_each_size_goes_to_its_own_queue_and_a_tiny_run_to_every_worker():
     guides_lm = {"task": "guides-lm", "steps": 4, "effective_batch_size": 16}
-    assert devices.queue_for({**guides_lm, "size": "medium"}) == "cuda.medium"
-    assert devices.queue_for({**guides_lm, "size": "small"}) == "cuda.small"
-    assert devices.queue_for({**guides_lm, "precision": "tf32"}) == "cuda"
-    assert devices.queue_for(guides_lm) == "gpu"
+    assert workers.queue_for({**guides_lm, "size": "medium"}) == "cuda.medium"
+    assert workers.queue_for({**guides_lm, "size": "small"}) == "cuda.small"
+    assert workers.queue_for({**guides_lm, "precision": "tf32"}) == "cuda"
+    assert workers.queue_for(guides_lm) == "gpu"
 
 
 def test_a_worker_that_holds_the_run_leaves_it_to_its_claim(make_run, learner, broker):
@@ -115,7 +110,7 @@ def test_a_gpu_too_small_for_the_size_sends_the_run_on_to_a_worker_that_holds_it
     run.refresh_from_db()
     assert (run.status, run.attempts, run.worker, run.error) == ("queued", 0, "", "")
     assert run.enqueued_at is not None
-    (message,) = messages_for(broker, "cuda.medium" + "\x06\x16" + str(services.LOW_PRIORITY), run.pk)
+    (message,) = messages_for(broker, "cuda.medium" + "\x06\x16" + str(workers.LOW_PRIORITY), run.pk)
     assert message["timelimit"] == [settings.LAB_CUDA_HARD_TIME_LIMIT, settings.LAB_CUDA_SOFT_TIME_LIMIT]
 
 

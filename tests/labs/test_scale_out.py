@@ -10,8 +10,9 @@ from collections import Counter
 import pytest
 
 from labs.models import LabRun
-from labs.services import lab_run_enqueue, lab_run_submit
+from labs.services import lab_run_submit
 from labs.training.config import validate_config
+from labs.workers import lab_run_enqueue
 
 pytestmark = pytest.mark.integration
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from labs import queue, services
+from labs import services, workers
 from labs.models import LabRun
-from labs.routing import ERROR_NO_WORKER_HOLDS_SIZE
+from labs.workers import ERROR_NO_WORKER_HOLDS_SIZE
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
@@ -39,12 +39,12 @@ def test_a_gpu_too_small_for_a_size_skips_its_queue_and_fails_a_run_sent_to_it_a
 ):
     # A worker that says it has a 512 MiB GPU: it holds `small`, not `medium` (labs.training.sizes).
     worker = make_worker("small-gpu", LAB_WORKER_DEVICE="NVIDIA test GPU", LAB_WORKER_MEMORY_MIB="512").start()
-    published = wait_for(lambda: queue.published_workers(), 60, "the worker's heartbeat")[0]
+    published = wait_for(lambda: workers.published_workers(), 60, "the worker's heartbeat")[0]
     assert (published.sizes, published.memory_bytes) == (("tiny", "small"), 512 * 2**20)
     medium = tiny_config(steps=2).replace(task="guides-lm", norm="layer", size="medium")
     routed = services.lab_run_submit(user=learner, config=medium)  # to `cuda.medium`
     misrouted = services.lab_run_submit(user=learner, config=medium.replace(seed=1))  # also, and then:
-    services.celery_app.send_task(services.EXECUTE_RUN, args=[misrouted.pk], queue="cuda.small")
+    workers.celery_app.send_task(workers.EXECUTE_RUN, args=[misrouted.pk], queue="cuda.small")
     wait_for(lambda: LabRun.objects.filter(pk=misrouted.pk, status="failed").exists(), 120, "the misrouted run")
     misrouted.refresh_from_db()
     assert (misrouted.error, misrouted.attempts, misrouted.worker) == (ERROR_NO_WORKER_HOLDS_SIZE, 0, "")

@@ -1,0 +1,404 @@
+"""The labs' worker side: what a worker is, which Celery queue a run goes to, the heartbeat each
+worker publishes, the check a worker makes when it takes a run, and the pool child made ready to train.
+
+Queues: every worker consumes LAB_QUEUE, named `gpu` (operators start every worker, CPU or GPU, with
+`-Q gpu`): it carries the runs any CPU can train, so one machine without a GPU runs the site alone.
+Only CUDA workers consume `cuda` (tiny runs that need a GPU: tf32, or more steps or samples than a CPU
+may train) and the queue of each GPU size their memory holds (`cuda.small`, `cuda.medium`). A worker
+adds its queues itself at start (config/celery.py), so its command line is the same everywhere.
+
+Each worker's main process writes a heartbeat key to the cache (Redis) every few seconds, with a
+TTL, so a worker that dies simply disappears; the site reads them to know what it can accept now.
+
+Nothing here imports torch: a worker finds its device with nvidia-smi (the main process must not
+initialise CUDA before it forks), and only the pool child loads torch (`pool_child_prepare`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from config.celery import app as celery_app
+from labs.training import config as lab_config
+from labs.training.problems import Problem
+from labs.training.sizes import GPU_ONLY_PRECISIONS, SIZES
+
+from .models import LabRun, lab_runs_end_cancelled_queued
+
+logger = logging.getLogger(__name__)
+
+LAB_QUEUE = "gpu"  # every worker's, CPU or GPU; the name operators start workers with
+CUDA_QUEUE = "cuda"
+EXECUTE_RUN = "labs.tasks.execute_run"  # sent by name: labs.tasks imports this module
+# Redis keeps one list per priority step and a worker takes from the step-0 list first: learners'
+# runs (no priority, i.e. 0) always go before the site's reference runs (kombu's priority_steps).
+LOW_PRIORITY = 9
+KEY_PREFIX = "labs:worker:"
+
+SIZE_TOO_BIG = gettext_noop(
+    "size %(size)s needs more GPU memory than any connected worker has; the largest size they take is %(largest)s."
+)
+ERROR_NO_GPU_WORKER = gettext_noop(
+    "This run needs a GPU worker, and none is connected now. "
+    "Submit it again when one is, or choose settings a CPU can run."
+)
+ERROR_NO_WORKER_HOLDS_SIZE = gettext_noop(
+    "This run's model size needs more GPU memory than any connected worker has. Choose a smaller size."
+)
+
+
+# ---------------------------------------------------------------- what a run needs, where it goes
+
+
+def needs_cuda(config: Mapping[str, Any]) -> bool:
+    """A run's stored settings (RunConfig.to_dict: defaults left out) need a CUDA worker: a GPU
+    size or precision, or more steps, batch or samples than a CPU run may have."""
+    size, precision = config.get("size", "tiny"), config.get("precision", "fp32")
+    if (size in SIZES and SIZES[size].needs_gpu) or precision in GPU_ONLY_PRECISIONS:
+        return True
+    cpu = lab_config.DEVICE_LIMITS["cpu"]
+    steps, batch = config.get("steps", 0), config.get("effective_batch_size", 0)
+    return steps > cpu.steps or batch > cpu.effective_batch_size or steps * batch > cpu.sample_budget
+
+
+def queue_for(config: Mapping[str, Any]) -> str:
+    if not needs_cuda(config):
+        return LAB_QUEUE
+    size = config.get("size", "tiny")
+    return size_queue(size) if size in SIZES and SIZES[size].needs_gpu else CUDA_QUEUE
+
+
+def size_queue(size: str) -> str:
+    """The queue of a GPU size's runs: only workers whose memory holds the size consume it."""
+    return f"{CUDA_QUEUE}.{size}"
+
+
+def queues_for(device_class: str, sizes: Iterable[str]) -> list[str]:
+    """The queues a worker consumes: LAB_QUEUE everywhere; on a GPU, `cuda` and its sizes' queues."""
+    if device_class != "cuda":
+        return [LAB_QUEUE]
+    return [LAB_QUEUE, CUDA_QUEUE, *(size_queue(name) for name in sizes if SIZES[name].needs_gpu)]
+
+
+def can_hold(config: Mapping[str, Any], worker: Mapping[str, Any]) -> bool:
+    """A worker (its device class and the sizes it takes) can train a run's stored settings."""
+    if needs_cuda(config) and worker["device_class"] != "cuda":
+        return False
+    return config.get("size", "tiny") in worker["sizes"]
+
+
+def time_limits(queue_name: str) -> dict[str, int]:
+    """Celery's per-message time limits: a GPU run may take longer (its limits allow more)."""
+    if queue_name == LAB_QUEUE:
+        return {}  # the worker's defaults: LAB_SOFT_TIME_LIMIT, LAB_HARD_TIME_LIMIT
+    return {"soft_time_limit": settings.LAB_CUDA_SOFT_TIME_LIMIT, "time_limit": settings.LAB_CUDA_HARD_TIME_LIMIT}
+
+
+def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
+    """Hand a queued run to the broker, on the queue its settings need. False when the broker is
+    unreachable: the run stays stored with no `enqueued_at` and the dispatcher sends it once Redis
+    is back. `low_priority` (reference runs): workers take it only when no learner's run waits."""
+    priority = {"priority": LOW_PRIORITY} if low_priority else {}
+    queue = queue_for(LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {})
+    try:
+        # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
+        # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
+        with celery_app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=0)
+            celery_app.send_task(
+                EXECUTE_RUN,
+                args=[run_id],
+                queue=queue,
+                retry=False,
+                connection=connection,
+                **priority,
+                **time_limits(queue),
+            )
+    except Exception as exc:
+        logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
+        return False
+    LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
+    return True
+
+
+# ---------------------------------------------------------------- this worker
+
+
+def sizes_that_fit(device_class: str, memory_bytes: int | None) -> list[str]:
+    """Sizes a worker takes: CPU sizes on a CPU; on a GPU, those whose state and one full-context
+    sequence's float32 activations fit its memory (every size when its memory is unknown)."""
+    if device_class != "cuda":
+        return [name for name, size in SIZES.items() if not size.needs_gpu]
+    return [name for name, size in SIZES.items() if memory_bytes is None or size.memory_bytes() <= memory_bytes]
+
+
+def _nvidia_smi(query: str) -> str | None:
+    """One field of the first visible GPU, or None when nvidia-smi is absent or cannot say."""
+    nvidia_smi = shutil.which("nvidia-smi")
+    if nvidia_smi is None:
+        return None
+    command = [nvidia_smi, f"--query-gpu={query}", "--format=csv,noheader,nounits"]
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    if first:
+        command += ["-i", first]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=10, check=True).stdout.split("\n")[0]
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def worker_device() -> str:
+    """What this worker trains on: LAB_WORKER_DEVICE, else the first visible GPU's model, else "cpu"."""
+    if settings.LAB_WORKER_DEVICE:
+        return settings.LAB_WORKER_DEVICE
+    if os.environ.get("CUDA_VISIBLE_DEVICES") in ("", "-1"):
+        return "cpu"
+    return (_nvidia_smi("name") or "").strip() or "cpu"
+
+
+def memory_bytes(device_class: str) -> int | None:
+    """The GPU's memory (nvidia-smi, MiB), or the machine's RAM; None when it cannot say."""
+    try:
+        if device_class == "cuda":
+            return int(float(_nvidia_smi("memory.total") or "")) * 2**20
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+
+
+def describe_worker(device: str, max_processes: int, memory_mib: int = 0) -> dict[str, Any]:
+    """What a worker publishes in its heartbeat. `memory_mib` (LAB_WORKER_MEMORY_MIB) states the
+    memory instead of detecting it: a share of a GPU that several workers use."""
+    device_class = "cpu" if device == "cpu" else "cuda"
+    memory = memory_mib * 2**20 if memory_mib else memory_bytes(device_class)
+    sizes = sizes_that_fit(device_class, memory)
+    return {
+        "device": device,
+        "device_class": device_class,
+        "memory_bytes": memory,
+        "sizes": sizes,
+        "max_processes": max_processes,
+        "queues": queues_for(device_class, sizes),
+    }
+
+
+def worker_described() -> dict[str, Any]:
+    """This worker, found now: its heartbeat, and what the runs it takes are checked against."""
+    return describe_worker(worker_device(), settings.LAB_MAX_PROCESSES, settings.LAB_WORKER_MEMORY_MIB)
+
+
+@functools.cache
+def this_worker() -> dict[str, Any]:
+    """worker_described, found once per process: a pool child asks at start, not at each run."""
+    return worker_described()
+
+
+def worker_queues_select(queues: Any) -> None:
+    """At start (Celery's `app.amqp.queues`): add the GPU queues this worker's device holds, and drop
+    those it cannot (`-Q gpu,cuda` on a CPU, or a size too big for its memory: it would only pass
+    them on). LAB_QUEUE comes from `-Q` as before."""
+    mine = worker_described()["queues"]
+    for name in mine:
+        if name.startswith(CUDA_QUEUE):
+            queues.select_add(name)
+    for name in list(queues.consume_from):
+        if name.startswith(CUDA_QUEUE) and name not in mine:
+            queues.deselect(name)
+
+
+def worker_publish(*, name: str, device: str, **described: Any) -> None:
+    """`described`: describe_worker's other fields (device class, memory, sizes, processes)."""
+    cache.set(KEY_PREFIX + name, {**described, "name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
+
+
+def worker_forget(*, name: str) -> None:
+    cache.delete(KEY_PREFIX + name)
+
+
+def worker_heartbeat(*, name: str) -> threading.Event:
+    """Publish this worker now and every LAB_WORKER_TTL / 3 seconds; set the returned event to stop."""
+    described = worker_described()
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(settings.LAB_WORKER_TTL / 3):
+            try:
+                worker_publish(name=name, **described)
+            except Exception:  # Redis away: the key expires and the worker shows as gone until it is back
+                pass
+
+    worker_publish(name=name, **described)
+    threading.Thread(target=beat, name="lab-worker-heartbeat", daemon=True).start()
+    return stop
+
+
+def pool_child_prepare() -> dict[str, Any]:
+    """The Celery pool child that trains, made ready when it starts (config/celery.py): it loads
+    torch and the training code and trains one step of the smallest model, so the first run after
+    a worker starts reaches its first step as fast as later ones; on a GPU worker it initialises
+    CUDA here too (never in the main process, which forks it: a CUDA context does not survive a
+    fork). One log line says what it found: operators, and the worker tests, read it."""
+    from labs.training.process import training_process_prepare
+
+    state = {"pid": os.getpid(), **training_process_prepare(cuda=this_worker()["device_class"] == "cuda")}
+    logger.info(
+        "pool child %(pid)s ready to train: torch loaded and warmed up in %(seconds).1f s (already loaded by the main "
+        "process: %(torch_inherited)s), CUDA initialised here: %(cuda)s (before: %(cuda_inherited)s)",
+        state,
+    )
+    return state
+
+
+# ---------------------------------------------------------------- a worker takes a run
+
+
+def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
+    """True when `worker` (this_worker) cannot hold the queued run: the run was sent on or failed
+    here, and this worker must not train it. False otherwise, including for a run no longer queued
+    (the claim then finds nothing to take).
+
+    Queues already route runs by what they need, but a message can still reach a worker that
+    cannot hold its run: one sent before the worker's memory or queues changed, or a worker started
+    with `-Q` naming a queue too big for it. Such a run is not claimed (it keeps its attempts): it
+    goes back to its size's queue when a connected worker can hold it, and fails with a reason the
+    learner reads when none can. The row stays queued until one of those writes lands, and a
+    re-send that the broker refuses is left to the dispatcher."""
+    row = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).values("config", "reference").first()
+    if row is None or can_hold(row["config"], worker):
+        return False
+    queued = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED, cancel_requested=False)
+    try:
+        connected = [vars(other) for other in heartbeats()]
+    except redis.RedisError:  # who is connected is unknown: send it on rather than fail it
+        connected = None
+    if connected is not None and not any(can_hold(row["config"], other) for other in connected):
+        gpu_connected = any(other["device_class"] == "cuda" for other in connected)
+        too_big = gpu_connected and row["config"].get("size", "tiny") != "tiny"
+        error = ERROR_NO_WORKER_HOLDS_SIZE if too_big else ERROR_NO_GPU_WORKER
+        queued.update(status=LabRun.Status.FAILED, error=error, finished_at=timezone.now())
+    elif queued.update(enqueued_at=None):  # from here the dispatcher re-sends it if the broker refuses
+        logger.info("lab run %s passed on: this worker cannot hold it", run_id)
+        lab_run_enqueue(run_id=run_id, low_priority=row["reference"])
+    lab_runs_end_cancelled_queued(run_id=run_id)  # a learner's cancel still ends it as cancelled
+    return True
+
+
+# ---------------------------------------------------------------- the connected workers, as the site sees them
+
+
+@dataclasses.dataclass(frozen=True)
+class Worker:
+    name: str  # the Celery hostname, as stored in LabRun.worker
+    device: str  # "cpu", or the GPU's model
+    running: int | None  # id of the run it trains now
+    device_class: str = "cpu"  # "cpu" or "cuda"
+    memory_bytes: int | None = None  # CPU RAM, or the GPU's memory; None: unknown
+    sizes: tuple[str, ...] = ()  # guides-lm sizes it takes
+    max_processes: int | None = None
+
+
+def heartbeats() -> list[Worker]:
+    """The workers' heartbeats alone (no database), raising redis.RedisError when Redis does not
+    answer (no worker is not the same). The cache API cannot list keys; the Redis client behind it
+    can (SCAN, never KEYS)."""
+    prefix = cache.make_key(KEY_PREFIX)
+    keys = cache._cache.get_client().scan_iter(match=prefix + "*", count=100)
+    names = sorted(key.decode()[len(prefix) :] for key in keys)
+    found = cache.get_many([KEY_PREFIX + name for name in names])
+    return [_worker(found[KEY_PREFIX + name]) for name in names if KEY_PREFIX + name in found]
+
+
+def _worker(published: dict) -> Worker:
+    device = published["device"]
+    device_class = published.get("device_class") or ("cpu" if device == "cpu" else "cuda")  # a worker from before
+    return Worker(
+        name=published["name"],
+        device=device,
+        running=None,
+        device_class=device_class,
+        memory_bytes=published.get("memory_bytes"),
+        sizes=tuple(published.get("sizes") or sizes_that_fit(device_class, None)),
+        max_processes=published.get("max_processes"),
+    )
+
+
+def published_workers() -> list[Worker]:
+    """heartbeats, or none when Redis does not answer: the pages must still answer."""
+    try:
+        return heartbeats()
+    except redis.RedisError:
+        logger.warning("the worker heartbeats cannot be read: Redis does not answer")
+        return []
+
+
+def connected_workers() -> list[Worker]:
+    """The published workers, each with the run it trains now (from the rows it claimed)."""
+    workers = published_workers()
+    running = dict(
+        LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=[worker.name for worker in workers])
+        .order_by("started_at")
+        .values_list("worker", "pk")
+    )
+    return [dataclasses.replace(worker, running=running.get(worker.name)) for worker in workers]
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What the site accepts now: from the connected workers, or the operator's override."""
+
+    device_class: str  # "cuda" when a CUDA worker is connected (or LAB_DEVICE_CLASS says so), else "cpu"
+    device_classes: tuple[str, ...]  # of the connected workers, e.g. ("cpu", "cuda"); empty: none
+    sizes: tuple[str, ...]  # guides-lm sizes a connected worker (or the override) takes
+    max_processes: int
+
+    @property
+    def run(self) -> lab_config.DeviceLimits:
+        """Steps, effective batch and samples one run may have now."""
+        return lab_config.DEVICE_LIMITS[self.device_class]
+
+
+def limits_for(workers: Iterable[Worker], *, override: str = "", max_processes: int) -> Limits:
+    """`override` (LAB_DEVICE_CLASS): "cpu" or "cuda" fixes the device class whatever is connected;
+    empty follows the workers. Runs any CPU trains are always accepted, even with no worker: they
+    wait in the queue until one comes."""
+    workers = list(workers)
+    connected = tuple(sorted({worker.device_class for worker in workers}))
+    if override in ("cpu", "cuda"):
+        device_class, sizes = override, set(sizes_that_fit(override, None))
+    else:
+        device_class = "cuda" if "cuda" in connected else "cpu"
+        sizes = set(sizes_that_fit("cpu", None))
+        sizes.update(name for worker in workers if worker.device_class == "cuda" for name in worker.sizes)
+    ordered = tuple(name for name in SIZES if name in sizes)
+    return Limits(device_class=device_class, device_classes=connected, sizes=ordered, max_processes=max_processes)
+
+
+def site_limits(workers: list[Worker] | None = None) -> Limits:
+    """The limits that apply now: what the connected workers can run (or LAB_DEVICE_CLASS)."""
+    workers = published_workers() if workers is None else workers
+    return limits_for(workers, override=settings.LAB_DEVICE_CLASS, max_processes=settings.LAB_MAX_PROCESSES)
+
+
+def validate_for(data: Any, limits: Limits) -> tuple[lab_config.RunConfig | None, dict[str, list[Problem]]]:
+    """validate_config under the limits that apply now, plus the sizes the connected GPUs can hold."""
+    config, errors = lab_config.validate_config(
+        data, max_processes=limits.max_processes, device_class=limits.device_class
+    )
+    if config is not None and SIZES[config.size].needs_gpu and config.size not in limits.sizes:
+        largest = limits.sizes[-1] if limits.sizes else "tiny"
+        return None, {"size": [Problem(SIZE_TOO_BIG, size=config.size, largest=largest)]}
+    return config, errors
