@@ -11,7 +11,7 @@ class LabsConfig(AppConfig):
         from accounts.dashboard import register_section
         from course.figures import register_figure_provider
 
-        from .guide_figures import reference_figures
+        from .figures import reference_figures
         from .selectors import dashboard_context
 
         register_figure_provider(reference_figures)

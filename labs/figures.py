@@ -1,311 +1,677 @@
-"""Charts as accessible SVG, drawn on the server: line charts of curves and bar charts of metrics.
+"""The guides' figures: a guide line `{{ figure: <preset>/<name> }}` becomes one of FIGURES, drawn in
+the page's language as an accessible SVG (labs/svg.py), with a caption that says what to see with
+the reference runs' own numbers and the table of numbers behind it.
 
-Plain Python (no torch, no Django): callers pass text already translated and a number
-formatter for the page's language. Every chart carries a <title> and a <desc> that screen
-readers announce (role="img", aria-labelledby), axis labels and tick values as text, and a
-legend; lines differ by dash pattern as well as colour, so they read in greyscale and print.
-Text is escaped here; the result is safe to put in a page.
+One class per kind of figure. Most are drawn from a preset's reference sweep (labs/reference.py): a
+preset whose sweep has not finished yet gets a sentence and a link to its page instead. A concept
+figure (BatchStatistics) shows an idea rather than a run, drawn from a small description of the data,
+so it renders whether or not a sweep has finished. Registered with course's extension point
+(course/figures.py) in LabsConfig.ready(); each figure is drawn once per sweep and language and cached.
 """
 
+import json
+import logging
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from html import escape
+from collections.abc import Callable
 
-COLORS = ("#1f4e8c", "#c2410c", "#1d6b3a", "#7a1fa2", "#9b2226", "#0e7490", "#a16207", "#4b5563")
-DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
-WIDTH, HEIGHT = 640, 360
-MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
-LEGEND_ROW = 20
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-GRID_OPEN = '<g stroke="#d0d7de" stroke-width="1">'  # attributes, not CSS: the chart looks right anywhere
+from django.core.cache import cache
+from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django.utils.formats import date_format, get_format, number_format
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from redis import RedisError
 
-Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
+from .downsample import downsample_curve
+from .models import LabRun
+from .presets import PRESETS
+from .reference import ReferenceSweep, reference_index, reference_sweep_latest
+from .svg import COLORS, SUBSCRIPTS, WIDTH, Bar, Series, bar_chart, line_chart, svg_open, svg_text, tick_decimals
 
+logger = logging.getLogger(__name__)
+CACHE_VERSION = 5  # bump when the drawing changes
+CACHE_TIMEOUT = 24 * 3600
+TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
+CURVE_POINTS = 150
+TEMPLATE = "labs/_guide_figure.html"
 
-def plain_number(value: float, decimals: int) -> str:
-    return f"{value:.{decimals}f}"
-
-
-def tick_decimals(ticks: Sequence[float], log: bool = False) -> list[int]:
-    """Decimals per tick: enough to tell neighbours apart (2.25, 2.30), none for whole steps."""
-    if log:
-        return [max(0, -math.floor(math.log10(t))) for t in ticks]
-    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
-    places = max(0, -math.floor(math.log10(step) + 1e-9))
-    if places and round(step * 10**places) % 10 not in (0, 1, 2, 5):  # e.g. 0.25
-        places += 1
-    return [places] * len(ticks)
-
-
-@dataclass(frozen=True)
-class Series:
-    label: str
-    points: Sequence[tuple[float, float]]  # (x, y), x increasing
+Runs = list[LabRun]
+Table = tuple[list[str], list[list[str]]]  # column headers, rows
 
 
-@dataclass(frozen=True)
-class Bar:
-    label: str
-    value: float
-    text: str  # the value as the caption and table write it (e.g. "1.2 MB")
+# ---------------------------------------------------------------- numbers in the page's language
 
 
-def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -> list[float]:
-    """Round tick values covering [low, high] (1, 2 or 5 times a power of ten apart; whole
-    numbers only with `integer`, for optimizer steps)."""
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return [0.0]
-    if high <= low:
-        high = low + (abs(low) or 1.0)
-    raw = (high - low) / max(1, count)
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    if integer:
-        step = max(1, round(step))
-    first = math.floor(low / step) * step
-    ticks = [round(first, 12)]
-    while ticks[-1] < high - step * 1e-9:  # the last tick at or above the highest value
-        ticks.append(round(first + len(ticks) * step, 12))
-    return ticks
+def fmt_number(value: float | None, digits: int = 3) -> str:
+    if value is None or not math.isfinite(value):
+        return _("diverged")
+    return number_format(value, decimal_pos=digits)
 
 
-def log_ticks(low: float, high: float) -> list[float]:
-    """Powers of ten covering [low, high] (both positive)."""
-    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    if last == first:
-        last += 1
-    return [10.0**e for e in range(first, last + 1)]
+def local_number(value: float, decimals: int) -> str:
+    """A tick value as the page's language writes it."""
+    return number_format(value, decimal_pos=decimals)
 
 
-class _Scale:
-    def __init__(self, low: float, high: float, start: float, end: float, log: bool = False) -> None:
-        self.log = log
-        self.low, self.high = (math.log10(low), math.log10(high)) if log else (low, high)
-        self.start, self.end = start, end
-
-    def __call__(self, value: float) -> float:
-        v = math.log10(value) if self.log else value
-        span = (self.high - self.low) or 1.0
-        return self.start + (v - self.low) / span * (self.end - self.start)
+def sci(value: float | None) -> str:
+    if not isinstance(value, int | float):
+        return "—"
+    return f"{value:.1e}".replace(".", get_format("DECIMAL_SEPARATOR"))  # 1,3e-07 in French
 
 
-def _svg_open(id_prefix: str, title: str, desc: str, height: int) -> list[str]:
-    return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="svg-chart" viewBox="0 0 {WIDTH} {height}" '
-        f'role="img" aria-labelledby="{id_prefix}-title {id_prefix}-desc" '
-        'font-family="system-ui, sans-serif" font-size="13" fill="currentColor">',
-        f'<title id="{id_prefix}-title">{escape(title)}</title>',
-        f'<desc id="{id_prefix}-desc">{escape(desc)}</desc>',
-    ]
+def final_loss(run: LabRun) -> float | None:
+    value = run.metrics.get("final_loss")
+    return None if run.metrics.get("diverged") or not isinstance(value, int | float) else value
 
 
-def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+def _finite_finals(runs: Runs) -> list[float]:
+    return [f for f in map(final_loss, runs) if f is not None]
 
 
-def _legend(labels: Sequence[str], top: float) -> list[str]:
-    parts = []
-    for i, label in enumerate(labels):
-        y = top + i * LEGEND_ROW
-        x = MARGIN["left"]
-        dash = f' stroke-dasharray="{DASHES[i % len(DASHES)]}"' if DASHES[i % len(DASHES)] else ""
-        parts.append(
-            f'<line x1="{x}" y1="{y - 4}" x2="{x + 28}" y2="{y - 4}" stroke="{COLORS[i % len(COLORS)]}" '
-            f'stroke-width="3"{dash}/>'
+# ---------------------------------------------------------------- the kinds of figure
+
+
+class Figure:
+    """A figure drawn from a reference sweep's runs. `caption` says what to see, with %(name)s
+    numbers that `numbers(runs)` gives."""
+
+    from_runs = True  # False: a concept figure, drawn without any run
+
+    def __init__(self, caption: str | Promise = "", numbers: Callable[[Runs], dict[str, str]] | None = None) -> None:
+        self.caption = caption
+        self._numbers = numbers or (lambda runs: {})
+
+    def numbers(self, runs: Runs) -> dict[str, str]:
+        return self._numbers(runs)
+
+    def svg(self, runs: Runs, *, key: str, title: str) -> str:
+        raise NotImplementedError
+
+    def table(self, runs: Runs) -> Table:
+        raise NotImplementedError
+
+    def html(self, preset: str, key: str, reference: ReferenceSweep | None) -> str:
+        context = {
+            "preset_url": reverse("labs:preset", args=[preset]),
+            "preset_title": PRESETS[preset].title,
+            "key": key,
+        }
+        if reference is None:
+            return render_to_string(TEMPLATE, {**context, "missing": True})
+        header, rows = self.table(reference.runs)
+        context |= {
+            "svg": self.svg(reference.runs, key=key, title=str(reference.preset.title)),
+            "caption": self._caption(reference),
+            "header": header,
+            "rows": rows,
+            "date": date_format(reference.finished_at, "DATE_FORMAT"),
+            "device": reference.devices,
+            "code_version": reference.code_version,
+        }
+        return render_to_string(TEMPLATE, context)
+
+    def _caption(self, reference: ReferenceSweep) -> str:
+        """What to see, with the runs' numbers; a run missing a metric (an older code version) gets
+        the preset's own sentence instead of an error on the guide page."""
+        try:
+            return str(self.caption) % self.numbers(reference.runs)
+        except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
+            logger.exception("figure caption of reference sweep %s", reference.sweep)
+            return str(reference.preset.look_for)
+
+
+class LossCurves(Figure):
+    """Training loss against the optimizer step, one line per run; a log axis when losses span over 100×."""
+
+    x = "step"
+
+    def svg(self, runs: Runs, *, key: str, title: str) -> str:
+        series = [
+            Series(run.label, [(p[self.x], p["loss"]) for p in downsample_curve(run.curve, CURVE_POINTS) if _drawn(p)])
+            for run in runs
+        ]
+        losses = [y for s in series for _x, y in s.points if isinstance(y, int | float) and y > 0]
+        log_y = bool(losses) and max(losses) / min(losses) > 100
+        return line_chart(
+            series,
+            id_prefix=key,
+            title=title,
+            desc=self.desc() % {"count": len(runs), "labels": ", ".join(run.label for run in runs)},
+            x_label=self.x_label(),
+            y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
+            log_y=log_y,
+            fmt=local_number,
         )
-        parts.append(_text(x + 36, y, label, "start"))
-    return parts
+
+    def desc(self) -> str:
+        return _("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
+
+    def x_label(self) -> str:
+        return _("optimizer step")
+
+    def table(self, runs: Runs) -> Table:
+        """The loss of every run at every k-th step, the first and the last."""
+        steps = max(len(run.curve) for run in runs)
+        every = max(1, math.ceil(steps / TABLE_ROWS))
+        wanted = sorted({*range(every, steps + 1, every), 1, steps})
+        by_step = [{p["step"]: p.get("loss") for p in run.curve} for run in runs]
+        rows = [[str(step)] + [fmt_number(losses.get(step), 4) for losses in by_step] for step in wanted]
+        return [_("optimizer step")] + [run.label for run in runs], rows
 
 
-def line_chart(
-    series: Sequence[Series],
-    *,
-    id_prefix: str,
-    title: str,
-    desc: str,
-    x_label: str,
-    y_label: str,
-    log_y: bool = False,
-    fmt: Formatter = plain_number,
-) -> str:
-    """Curves on shared axes, with a legend below the plot."""
-    points = [(x, y) for s in series for x, y in s.points if math.isfinite(y) and (y > 0 or not log_y)]
-    plot_bottom = HEIGHT - MARGIN["bottom"]
-    height = HEIGHT + LEGEND_ROW * len(series)
-    parts = _svg_open(id_prefix, title, desc, height)
-    if points:
-        xs, ys = [p[0] for p in points], [p[1] for p in points]
-        x_ticks = nice_ticks(min(xs), max(xs), integer=all(float(v).is_integer() for v in xs))
-        # The data's own range, not from zero: curves that nearly coincide must be seen apart.
-        y_ticks = log_ticks(min(ys), max(ys)) if log_y else nice_ticks(min(ys), max(ys))
-        x = _Scale(x_ticks[0], x_ticks[-1], MARGIN["left"], WIDTH - MARGIN["right"])
-        y = _Scale(y_ticks[0], y_ticks[-1], plot_bottom, MARGIN["top"], log=log_y)
-        parts += _axes(x, y, x_ticks, y_ticks, fmt)
-        for i, s in enumerate(series):
-            drawn = [(px, py) for px, py in s.points if math.isfinite(py) and (py > 0 or not log_y)]
-            if not drawn:
-                continue
-            path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in drawn)
-            dash = f' stroke-dasharray="{DASHES[i % len(DASHES)]}"' if DASHES[i % len(DASHES)] else ""
+def _drawn(point: dict) -> bool:
+    loss = point.get("loss")  # a diverged run records None
+    return isinstance(loss, int | float) and math.isfinite(loss)
+
+
+class LossBySamples(LossCurves):
+    """Training loss against the samples seen: runs of different batches on one axis."""
+
+    x = "samples"
+
+    def desc(self) -> str:
+        return _("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
+
+    def x_label(self) -> str:
+        return _("samples seen")
+
+    def table(self, runs: Runs) -> Table:
+        """The runs take different steps: one row per run."""
+        header = [_("Run"), _("samples seen"), _("Final loss"), _("Validation loss")]
+        return header, [
+            [
+                run.label,
+                str(run.curve[-1].get("samples")),
+                fmt_number(final_loss(run), 4),
+                fmt_number(run.metrics.get("val_loss"), 4),
+            ]
+            for run in runs
+        ]
+
+
+class MicroBatchWindow(Figure):
+    """One optimizer step of the N = 4 run on a time axis: N micro-batches (forward, backward,
+    loss / N) one after the other, the gradient adding up in .grad below them, then one step."""
+
+    @staticmethod
+    def run(runs: Runs) -> LabRun:
+        """N = 4: the window the guide's text walks through."""
+        return next(run for run in runs if run.config.get("accumulation_steps") == 4)
+
+    @staticmethod
+    def block_seconds(run: LabRun) -> float:
+        """Average time of one micro-batch: the run's wall time over all its micro-batches."""
+        return run.metrics["wall_seconds"] / (run.done_steps * run.config["accumulation_steps"])
+
+    def numbers(self, runs: Runs) -> dict[str, str]:
+        run = self.run(runs)
+        return {
+            "micro": str(run.micro_batch_size),
+            "ms": fmt_number(self.block_seconds(run) * 1000, 1),
+            "device": run.device,
+        }
+
+    def svg(self, runs: Runs, *, key: str, title: str) -> str:
+        run = self.run(runs)
+        n, block_seconds = run.config["accumulation_steps"], self.block_seconds(run)
+        desc = _(
+            "Timeline of one optimizer step: %(n)d micro-batches of a forward and a backward pass, each loss "
+            "divided by %(n)d, their gradients adding up in .grad, then one optimizer step."
+        ) % {"n": n}
+        left, top, right = 56, 28, WIDTH - 150
+        block = (right - left) / n
+        row = 54
+        parts = svg_open(key, title, desc, 190)
+        for i in range(n):
+            x = left + i * block
             parts.append(
-                f'<polyline fill="none" stroke="{COLORS[i % len(COLORS)]}" stroke-width="2" '
-                f'stroke-linejoin="round"{dash} points="{path}"/>'
+                f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" fill="{COLORS[0]}"/>'
             )
-    parts.append(_text((MARGIN["left"] + WIDTH - MARGIN["right"]) / 2, plot_bottom + 40, x_label))
-    parts.append(_y_label(y_label, (MARGIN["top"] + plot_bottom) / 2))
-    parts += _legend([s.label for s in series], HEIGHT)
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _axes(x: _Scale, y: _Scale, x_ticks: list[float], y_ticks: list[float], fmt: Formatter) -> list[str]:
-    left, right = MARGIN["left"], WIDTH - MARGIN["right"]
-    bottom = HEIGHT - MARGIN["bottom"]
-    parts = [GRID_OPEN]
-    for value in y_ticks:
-        py = y(value)
-        parts.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}"/>')
-    parts.append("</g>")
-    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{MARGIN["top"]}" x2="{left}" y2="{bottom}"/>')
-    for value, decimals in zip(y_ticks, tick_decimals(y_ticks, y.log), strict=True):
-        parts.append(_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
-    for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
-        parts.append(_text(x(value), bottom + 18, fmt(value, decimals)))
-    return parts
-
-
-def _y_label(text: str, middle: float) -> str:
-    return _text(16, middle, text, extra=f' transform="rotate(-90 16 {middle:.1f})"')
-
-
-def bar_chart(
-    bars: Sequence[Bar],
-    *,
-    id_prefix: str,
-    title: str,
-    desc: str,
-    value_label: str,
-    log: bool = False,
-    fmt: Formatter = plain_number,
-) -> str:
-    """Horizontal bars, one per run, each labelled with its value; a log scale for values that
-    span orders of magnitude (gradient-equivalence errors from 1e-7 to 1e-1)."""
-    row, top = 34, MARGIN["top"]
-    label_width = 180
-    left, right = label_width + 8, WIDTH - 96
-    height = top + row * len(bars) + 60
-    parts = _svg_open(id_prefix, title, desc, height)
-    values = [b.value for b in bars if math.isfinite(b.value) and (b.value > 0 or not log)]
-    if values:
-        ticks = log_ticks(min(values), max(values)) if log else nice_ticks(0.0, max(values))
-        scale = _Scale(ticks[0], ticks[-1], left, right, log=log)
-        bottom = top + row * len(bars)
-        parts.append(GRID_OPEN)
-        parts += [f'<line x1="{scale(t):.1f}" y1="{top}" x2="{scale(t):.1f}" y2="{bottom}"/>' for t in ticks]
-        parts.append("</g>")
-        for i, bar in enumerate(bars):
-            y = top + i * row
-            parts.append(_text(label_width, y + row / 2 + 4, bar.label, "end"))
-            if math.isfinite(bar.value) and (bar.value > 0 or not log):
-                end = scale(bar.value)
-                parts.append(
-                    f'<rect x="{left}" y="{y + 6}" width="{max(1.0, end - left):.1f}" height="{row - 12}" '
-                    f'fill="{COLORS[i % len(COLORS)]}"/>'
-                )
-                parts.append(_text(end + 6, y + row / 2 + 4, bar.text, "start"))
-            else:  # zero on a log axis (a run compared with itself): no bar, but its value still shows
-                parts.append(_text(left + 6, y + row / 2 + 4, bar.text, "start"))
-        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-        decimals = tick_decimals(ticks, log)
-        parts += [_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]
-        parts.append(_text((left + right) / 2, bottom + 44, value_label))
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def window_chart(
-    *,
-    n: int,
-    block_seconds: float,
-    id_prefix: str,
-    title: str,
-    desc: str,
-    time_label: str,
-    mean_label: str,
-    fmt: Formatter = plain_number,
-) -> str:
-    """One optimizer step on a time axis: N micro-batches (forward, backward, loss / N) one after
-    the other, the gradient adding up in .grad below them, then one optimizer step."""
-    left, top, right = 56, 28, WIDTH - 150
-    block = (right - left) / n
-    height, row = 190, 54
-    parts = _svg_open(id_prefix, title, desc, height)
-    for i in range(n):
-        x = left + i * block
+            parts.append(svg_text(x + block / 2, top + 22, "fwd → bwd", extra=' fill="#ffffff"'))
+            parts.append(svg_text(x + block / 2, top + 42, f"loss / {n}", extra=' fill="#ffffff"'))
+            parts.append(svg_text(x + block / 2, top + row + 22, f"g{i + 1}/{n}" if i == 0 else f"+ g{i + 1}/{n}"))
         parts.append(
-            f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" fill="{COLORS[0]}"/>'
+            f'<line stroke="#57606a" stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>'
         )
-        parts.append(_text(x + block / 2, top + 22, "fwd → bwd", extra=' fill="#ffffff"'))
-        parts.append(_text(x + block / 2, top + 42, f"loss / {n}", extra=' fill="#ffffff"'))
-        grad = f"g{i + 1}/{n}" if i == 0 else f"+ g{i + 1}/{n}"
-        parts.append(_text(x + block / 2, top + row + 22, grad))
-    parts.append(
-        f'<line stroke="#57606a" stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>'
-    )
-    parts.append(_text(8, top + row + 22, ".grad", "start"))
-    parts.append(_text(right + 16, top + 22, "optimizer.step()", "start"))
-    parts.append(_text(right + 16, top + 42, "zero_grad()", "start"))
-    parts.append(_text(right + 16, top + row + 22, f"= {mean_label}", "start"))
-    axis = top + row + 44
-    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
-    decimals = tick_decimals([0.0, block_seconds * 1000])[0]
-    for i in range(n + 1):
-        x = left + i * block
-        parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
-        parts.append(_text(x, axis + 18, fmt(i * block_seconds * 1000, decimals)))
-    parts.append(_text((left + right) / 2, axis + 40, time_label))
-    parts.append("</svg>")
-    return "".join(parts)
+        parts.append(svg_text(8, top + row + 22, ".grad", "start"))
+        parts.append(svg_text(right + 16, top + 22, "optimizer.step()", "start"))
+        parts.append(svg_text(right + 16, top + 42, "zero_grad()", "start"))
+        parts.append(svg_text(right + 16, top + row + 22, f"= {_('mean gradient')}", "start"))
+        axis = top + row + 44
+        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
+        decimals = tick_decimals([0.0, block_seconds * 1000])[0]
+        for i in range(n + 1):
+            x = left + i * block
+            parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
+            parts.append(svg_text(x, axis + 18, local_number(i * block_seconds * 1000, decimals)))
+        parts.append(svg_text((left + right) / 2, axis + 40, _("time (ms)")))
+        return "".join([*parts, "</svg>"])
+
+    def table(self, runs: Runs) -> Table:
+        run = self.run(runs)
+        n, ms = run.config["accumulation_steps"], self.block_seconds(run) * 1000
+        return [_("micro-batch"), _("time (ms)"), ".grad"], [
+            [
+                str(k),
+                f"{fmt_number(ms * (k - 1), 1)} – {fmt_number(ms * k, 1)}",
+                f"g1/{n} + … + g{k}/{n}" if k > 1 else f"g1/{n}",
+            ]
+            for k in range(1, n + 1)
+        ]
 
 
-def statistics_chart(
-    *,
-    batch: int,
-    n: int,
-    id_prefix: str,
-    title: str,
-    desc: str,
-    row_labels: tuple[str, str, str],
-    notes: tuple[str, str, str],
-) -> str:
-    """The samples of one window seen three ways by a normalization layer: one batch with one
-    mean and deviation (μ, σ); N micro-batches, each with its own (BatchNorm under accumulation);
-    every sample normalized by itself (LayerNorm). One dot per sample, drawn from `batch` and `n`."""
-    left, right, row, top = 120, WIDTH - 16, 84, 16
-    micro, width = batch // n, (right - left) / batch
-    parts = _svg_open(id_prefix, title, desc, top + 3 * row + 8)
-    for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
-        y = top + r * row
-        parts.append(_text(8, y + 24, label, "start", extra=' font-weight="600"'))
-        parts.append(_text(left, y + row - 14, note, "start"))
-        groups = [(0, batch)] if r == 0 else [(k * micro, micro) for k in range(n)] if r == 1 else []
-        for k, (first, count) in enumerate(groups):
-            x = left + first * width
-            parts.append(
-                f'<rect x="{x + 1:.1f}" y="{y + 4}" width="{count * width - 2:.1f}" height="46" rx="4" '
-                f'fill="none" stroke="{COLORS[r]}" stroke-width="2"/>'
+class MetricBars(Figure):
+    """One bar per run of a stored metric (labs/training/results.py), labelled with its value."""
+
+    metric = ""
+    log = False  # for values that span orders of magnitude
+
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def value_text(self, value: float) -> str:
+        return str(value)
+
+    def tick(self, value: float, decimals: int) -> str:
+        return local_number(value, decimals)
+
+    def unit(self, values: list[float]) -> tuple[int, str]:
+        """What the bars' values are divided by, and the axis's label."""
+        return 1, self.name()
+
+    def text(self, run: LabRun) -> str:
+        value = run.metrics.get(self.metric)
+        return "—" if value is None else self.value_text(value)
+
+    def svg(self, runs: Runs, *, key: str, title: str) -> str:
+        values = [float(run.metrics.get(self.metric) or 0) for run in runs]
+        unit, value_label = self.unit(values)
+        bars = [Bar(run.label, value / unit, self.text(run)) for run, value in zip(runs, values, strict=True)]
+        desc = _("Bar chart of %(metric)s for %(count)d runs: %(values)s.") % {
+            "metric": self.name(),
+            "count": len(runs),
+            "values": "; ".join(f"{bar.label}: {bar.text}" for bar in bars),
+        }
+        return bar_chart(
+            bars, id_prefix=key, title=title, desc=desc, value_label=value_label, log=self.log, fmt=self.tick
+        )
+
+    def table(self, runs: Runs) -> Table:
+        header = [_("Run"), self.name(), _("Final loss")]
+        return header, [[run.label, self.text(run), fmt_number(final_loss(run), 4)] for run in runs]
+
+
+class WallTimeBars(MetricBars):
+    metric = "wall_seconds"
+
+    def name(self) -> str:
+        return _("wall time (seconds)")
+
+    def value_text(self, value: float) -> str:
+        return fmt_number(value, 2)
+
+
+class MemoryBars(MetricBars):
+    metric = "peak_activation_bytes"
+
+    def name(self) -> str:
+        return _("peak activation memory")
+
+    def value_text(self, value: float) -> str:
+        return filesizeformat(value)
+
+    def unit(self, values: list[float]) -> tuple[int, str]:
+        """Ticks in one binary unit (0, 0.5, 1.0 MiB), not decimal bytes; the unit named as
+        filesizeformat names it in the page's language ("KiB", "Kio", ...)."""
+        unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
+        return unit, f"{self.name()} ({filesizeformat(2 * unit).split()[-1]})"
+
+
+class ErrorBars(MetricBars):
+    metric = "grad_equivalence_error"
+    log = True  # from 1e-7 to 1e-1
+
+    def name(self) -> str:
+        return _("gradient-equivalence error")
+
+    def value_text(self, value: float) -> str:
+        return sci(value)
+
+    def tick(self, value: float, decimals: int) -> str:
+        return sci(value)
+
+
+class AllReduceBars(MetricBars):
+    metric = "allreduce_calls"
+
+    def name(self) -> str:
+        return _("gradient all-reduces")
+
+    def table(self, runs: Runs) -> Table:
+        """The bars count calls; the table adds what they sent."""
+        header = [_("Run"), self.name(), _("bytes sent"), _("Final loss")]
+        return header, [
+            [
+                run.label,
+                self.text(run),
+                "—" if run.metrics.get("allreduce_bytes") is None else filesizeformat(run.metrics["allreduce_bytes"]),
+                fmt_number(final_loss(run), 4),
+            ]
+            for run in runs
+        ]
+
+
+class BatchStatistics(Figure):
+    """A concept figure: what a normalization layer computes its statistics over, in one window of
+    `batch` samples split into `n` micro-batches. The samples seen three ways: one batch with one mean
+    and deviation (μ, σ); N micro-batches, each with its own (BatchNorm under accumulation); every
+    sample normalized by itself (LayerNorm). One dot per sample."""
+
+    from_runs = False
+
+    def __init__(self, *, batch: int, n: int) -> None:
+        super().__init__()
+        self.batch, self.n = batch, n
+
+    def html(self, preset: str, key: str, reference: ReferenceSweep | None) -> str:
+        batch, n, micro = self.batch, self.n, self.batch // self.n
+        numbers = {"batch": batch, "n": n, "micro": micro}
+        title = _("Which samples a normalization layer sees in one window")
+        caption = _(
+            "One window of an effective batch of %(batch)d samples in %(n)d micro-batches of %(micro)d. BatchNorm "
+            "normalizes each micro-batch with its own mean and deviation over %(micro)d samples instead of one pair "
+            "over all %(batch)d, and updates its running statistics %(n)d times instead of once; LayerNorm looks at "
+            "one sample at a time, so accumulation changes nothing for it."
+        )
+        rows = [
+            [
+                str(k),
+                f"{(k - 1) * micro + 1}–{k * micro}",
+                _("μ%(k)d, σ%(k)d over %(micro)d samples") % {"k": k, "micro": micro},
+                _("each sample's own mean and deviation"),
+            ]
+            for k in range(1, n + 1)
+        ]
+        context = {
+            "key": key,
+            "concept": True,
+            "svg": self.svg([], key=key, title=title),
+            "caption": caption % numbers,
+            "table_title": title,
+            "header": [_("micro-batch"), _("samples"), _("BatchNorm normalizes with"), _("LayerNorm normalizes with")],
+            "rows": rows,
+        }
+        return render_to_string(TEMPLATE, context)
+
+    def svg(self, runs: Runs, *, key: str, title: str) -> str:
+        batch, n = self.batch, self.n
+        numbers = {"batch": batch, "n": n, "micro": batch // n}
+        desc = (
+            _(
+                "Diagram of %(batch)d samples, one dot each, shown three ways. As one batch, BatchNorm computes one "
+                "mean μ and one standard deviation σ over all %(batch)d. With accumulation, %(n)d micro-batches of "
+                "%(micro)d samples each get their own μ and σ. LayerNorm frames every sample alone: each is "
+                "normalized by itself, in one batch or in micro-batches."
             )
-            sub = "" if r == 0 else str(k + 1).translate(SUBSCRIPTS)
-            parts.append(_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=f' fill="{COLORS[r]}"'))
-        for i in range(batch):
-            cx = left + (i + 0.5) * width
-            if r == 2:  # LayerNorm: each sample inside its own frame
+            % numbers
+        )
+        row_labels = (_("one batch"), "BatchNorm", "LayerNorm")  # names, not words to translate
+        notes = (
+            _("BatchNorm without accumulation: μ, σ over %(batch)d samples") % numbers,
+            _("statistics per micro-batch; running buffers updated %(n)d times") % numbers,
+            _("each sample normalized by itself: same result as one batch of %(batch)d") % numbers,
+        )
+        left, right, row, top = 120, WIDTH - 16, 84, 16
+        micro, width = batch // n, (right - left) / batch
+        parts = svg_open(key, title, desc, top + 3 * row + 8)
+        for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
+            y = top + r * row
+            parts.append(svg_text(8, y + 24, label, "start", extra=' font-weight="600"'))
+            parts.append(svg_text(left, y + row - 14, note, "start"))
+            groups = [(0, batch)] if r == 0 else [(k * micro, micro) for k in range(n)] if r == 1 else []
+            for k, (first, count) in enumerate(groups):
+                x = left + first * width
                 parts.append(
-                    f'<rect x="{cx - width / 2 + 0.5:.1f}" y="{y + 4}" width="{width - 1:.1f}" height="46" '
-                    f'fill="none" stroke="{COLORS[r]}" stroke-width="1"/>'
+                    f'<rect x="{x + 1:.1f}" y="{y + 4}" width="{count * width - 2:.1f}" height="46" rx="4" '
+                    f'fill="none" stroke="{COLORS[r]}" stroke-width="2"/>'
                 )
-            parts.append(f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" fill="{COLORS[r]}"/>')
-    parts.append("</svg>")
-    return "".join(parts)
+                sub = "" if r == 0 else str(k + 1).translate(SUBSCRIPTS)
+                parts.append(svg_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=f' fill="{COLORS[r]}"'))
+            for i in range(batch):
+                cx = left + (i + 0.5) * width
+                if r == 2:  # LayerNorm: each sample inside its own frame
+                    parts.append(
+                        f'<rect x="{cx - width / 2 + 0.5:.1f}" y="{y + 4}" width="{width - 1:.1f}" height="46" '
+                        f'fill="none" stroke="{COLORS[r]}" stroke-width="1"/>'
+                    )
+                parts.append(f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" fill="{COLORS[r]}"/>')
+        return "".join([*parts, "</svg>"])
+
+
+# ---------------------------------------------------------------- the figures and their captions' numbers
+
+
+def _finals(runs: Runs) -> str:
+    return "; ".join(f"{run.label}: {fmt_number(final_loss(run))}" for run in runs)
+
+
+def _memory(runs: Runs) -> dict[str, str]:
+    first, last = runs[0].metrics["peak_activation_bytes"], runs[-1].metrics["peak_activation_bytes"]
+    finals = _finite_finals(runs)
+    return {
+        "first": filesizeformat(first),
+        "last": filesizeformat(last),
+        "ratio": number_format(first / last, decimal_pos=1),
+        "low": fmt_number(min(finals)),
+        "high": fmt_number(max(finals)),
+    }
+
+
+def _validation(runs: Runs) -> dict[str, str]:
+    first, middle, last = (run.metrics.get("val_loss") for run in runs)
+    return {"first": fmt_number(first), "middle": fmt_number(middle), "last": fmt_number(last)}
+
+
+def _wall_time(runs: Runs) -> dict[str, str]:
+    finals = _finite_finals(runs)
+    first, last = runs[0].metrics.get("wall_seconds"), runs[-1].metrics.get("wall_seconds")
+    return {
+        "first": fmt_number(first, 2),
+        "last": fmt_number(last, 2),
+        "low": fmt_number(min(finals)),
+        "high": fmt_number(max(finals)),
+    }
+
+
+def _two_finals(runs: Runs) -> dict[str, str]:
+    first, last = final_loss(runs[0]), final_loss(runs[-1])
+    gap = abs(first - last) / first * 100 if first and last is not None else None
+    return {"first": fmt_number(first), "last": fmt_number(last), "gap": fmt_number(gap, 1)}
+
+
+def _errors(*indexes: int, names: tuple[str, ...]) -> Callable[[Runs], dict[str, str]]:
+    def numbers(runs: Runs) -> dict[str, str]:
+        found = {
+            name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in zip(names, indexes, strict=True)
+        }
+        return {**found, "finals": _finals(runs)}
+
+    return numbers
+
+
+def _n_sweep(runs: Runs) -> dict[str, str]:
+    errors = [run.metrics.get("grad_equivalence_error") or 0.0 for run in runs]
+    return {"finals": _finals(runs), "last_error": sci(errors[-1]), "max_error": sci(max(errors))}
+
+
+def _allreduce(runs: Runs) -> dict[str, str]:
+    finals = _finite_finals(runs)
+    once, every = runs[1].metrics, runs[2].metrics
+    return {
+        "no_sync": str(once["allreduce_calls"]),
+        "every": str(every["allreduce_calls"]),
+        "no_sync_bytes": filesizeformat(once["allreduce_bytes"]),
+        "every_bytes": filesizeformat(every["allreduce_bytes"]),
+        "ratio": number_format(every["allreduce_bytes"] / once["allreduce_bytes"], decimal_pos=1),
+        "spread": fmt_number(max(finals) - min(finals), 7) if finals else "—",
+    }
+
+
+FIGURES: dict[tuple[str, str], Figure] = {
+    ("memory-vs-n", "memory"): MemoryBars(
+        gettext_lazy(
+            "Peak activation memory of each run of the same CNN at an effective batch of 64. It falls from "
+            "%(first)s at N = 1 to %(last)s at N = 8, %(ratio)s times less, while the final loss stays between "
+            "%(low)s and %(high)s: the effective batch did not change."
+        ),
+        _memory,
+    ),
+    ("forgot-divide-sgd", "loss"): LossCurves(
+        gettext_lazy(
+            "Training loss with SGD at N = 8. The run that divides each micro-batch loss by N ends at "
+            "%(first)s; the run that only sums them, and so takes steps 8 times too large, ends at %(last)s."
+        ),
+        _two_finals,
+    ),
+    ("forgot-divide-adamw", "loss"): LossCurves(
+        gettext_lazy(
+            "Training loss with AdamW at N = 8. The divided run ends at %(first)s and the run that only sums "
+            "at %(last)s, %(gap)s %% apart: Adam divides by its own running scale, so the factor of 8 hides."
+        ),
+        _two_finals,
+    ),
+    ("batchnorm-n-sweep", "loss"): LossCurves(
+        gettext_lazy(
+            "BatchNorm at an effective batch of 64 in micro-batches of 64, 16 and 4 samples. Final losses: "
+            "%(finals)s. The gradient-equivalence error against the full batch reaches %(last_error)s at N = 16."
+        ),
+        _n_sweep,
+    ),
+    ("batchnorm-n-sweep", "micro-batch-statistics"): BatchStatistics(batch=64, n=8),
+    ("layernorm-n-sweep", "loss"): LossCurves(
+        gettext_lazy(
+            "LayerNorm at N = 1, 4 and 16: the curves lie on top of each other. Final losses: %(finals)s; the "
+            "largest gradient-equivalence error is %(max_error)s."
+        ),
+        _n_sweep,
+    ),
+    ("groupnorm-vs-batchnorm-tiny", "grad-error"): ErrorBars(
+        gettext_lazy(
+            "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
+            "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
+        ),
+        _errors(1, 3, names=("batch", "group")),
+    ),
+    ("token-normalization", "loss"): LossCurves(
+        gettext_lazy(
+            "Training loss of the tiny language model. The mean over the window's tokens follows the full "
+            "batch, with a gradient-equivalence error of %(tokens)s; the mean of micro-batch means has an "
+            "error of %(means)s. Final losses: %(finals)s."
+        ),
+        _errors(1, 2, names=("tokens", "means")),
+    ),
+    ("batch-size-vs-samples", "loss-by-samples"): LossBySamples(
+        gettext_lazy(
+            "Training loss against samples seen, for the same 8,000 samples at effective batches of 16, 64 and "
+            "256. The validation loss ends at %(first)s with batch 16, %(middle)s with 64 and %(last)s with 256."
+        ),
+        _validation,
+    ),
+    ("memory-vs-n", "window"): MicroBatchWindow(
+        gettext_lazy(
+            "One optimizer step of the reference run with N = 4: four micro-batches of %(micro)s samples, "
+            "%(ms)s ms each on average on %(device)s. Each backward pass adds its share to .grad; the optimizer "
+            "steps once, after the fourth, and the gradients are then cleared."
+        )
+    ),
+    ("memory-vs-n", "wall-time"): WallTimeBars(
+        gettext_lazy(
+            "Wall time of each run. The four runs train on the same 64 samples per optimizer step and their final "
+            "losses stay between %(low)s and %(high)s, but splitting the batch into N = 8 micro-batches takes "
+            "%(last)s s against %(first)s s at N = 1."
+        ),
+        _wall_time,
+    ),
+    ("data-parallel-no-sync", "loss"): LossCurves(
+        gettext_lazy(
+            "Training loss at an effective batch of 64: one process with N = 4, and two processes with N = 2 "
+            "each, with no_sync and synchronizing after every micro-batch. The curves lie on top of each other. "
+            "Final losses: %(finals)s; the largest gradient-equivalence error is %(max_error)s."
+        ),
+        _n_sweep,
+    ),
+    ("data-parallel-no-sync", "allreduce"): AllReduceBars(
+        gettext_lazy(
+            "Gradient all-reduces of each run. Two processes make %(no_sync)s all-reduces sending %(no_sync_bytes)s "
+            "with no_sync, and %(every)s sending %(every_bytes)s when they synchronize after every micro-batch: "
+            "%(ratio)s times more bytes, for final losses within %(spread)s of each other."
+        ),
+        _allreduce,
+    ),
+    ("transformer-lm-n-norm", "grad-error"): ErrorBars(
+        gettext_lazy(
+            "Gradient-equivalence error of each run of the small transformer against the full batch, on a "
+            "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
+            "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
+        ),
+        _errors(1, 3, 5, names=("layer", "rms", "batch")),
+    ),
+}
+
+
+# ---------------------------------------------------------------- served to the guides and the preset pages
+
+
+class ReferenceFigures:
+    """The provider course/figures.py calls for each figure line of a guide."""
+
+    def render(self, preset: str, name: str, language: str) -> str:
+        figure = FIGURES.get((preset, name))
+        if figure is None:
+            return ""  # tests/labs/test_figures.py checks every guide names a known figure
+        sweep = reference_index().get(preset, "none") if figure.from_runs else "concept"
+
+        def build() -> str:
+            reference = reference_sweep_latest(preset) if sweep not in ("concept", "none") else None
+            return figure.html(preset, f"figure-{preset}-{name}", reference)
+
+        return _cached(f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:{sweep}", language, build)
+
+    def state(self) -> str:
+        """Which sweep each figure is drawn from, and how figures are drawn (CACHE_VERSION)."""
+        return json.dumps({"drawing": CACHE_VERSION, "sweeps": reference_index()}, sort_keys=True)
+
+
+reference_figures = ReferenceFigures()
+
+
+def reference_curves(reference: ReferenceSweep, language: str) -> str:
+    """The reference sweep's loss curves as SVG, for its preset's page."""
+    key = f"labs:reference-curves:{CACHE_VERSION}:{reference.sweep}:{language}"
+
+    def build() -> str:
+        return LossCurves().svg(
+            reference.runs, key=f"reference-{reference.preset.slug}", title=str(reference.preset.title)
+        )
+
+    return _cached(key, language, build)
+
+
+def _cached(key: str, language: str, build: Callable[[], str]) -> str:
+    """Drawn once per sweep and language; without the cache (Redis away) drawn every time."""
+    try:
+        cached = cache.get(key)
+    except RedisError:
+        cached = None
+    if cached is not None:
+        return cached
+    with translation.override(language):
+        html = build()
+    try:
+        cache.set(key, html, CACHE_TIMEOUT)
+    except RedisError:
+        pass
+    return html

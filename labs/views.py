@@ -19,8 +19,8 @@ from course.page_cache import public_page
 
 from . import selectors, services
 from .export import chart_payload, curves_csv, run_payload
+from .figures import reference_curves
 from .forms import RunForm
-from .guide_figures import reference_curves
 from .models import LabRun, new_share_token
 from .presets import PRESETS, preset_get
 from .reference import reference_sweep_latest

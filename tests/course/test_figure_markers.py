@@ -84,7 +84,7 @@ def test_a_change_of_state_changes_the_cached_pages_content_hash(db, drawings):
 
 
 def test_labs_registers_its_provider_when_django_starts():
-    from labs.guide_figures import reference_figures
+    from labs.figures import reference_figures
 
     assert reference_figures in figures._providers
 

@@ -1,4 +1,4 @@
-"""Figures drawn from a description of the data instead of a run (labs/concept_figures.py): the
+"""Figures drawn from a description of the data instead of a run (labs/figures.py, BatchStatistics): the
 guides' former ASCII diagrams, shown whether or not a reference sweep exists."""
 
 import html
@@ -9,8 +9,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management import call_command
 
-from labs import guide_figures
-from labs.figures import statistics_chart
+from labs import figures
 
 SVG = "{http://www.w3.org/2000/svg}"
 GUIDE = Path(settings.CONTENT_DIR) / "guides" / "normalization-and-accumulation"
@@ -18,15 +17,7 @@ BOX_DRAWING = re.compile("[\u2500-\u257f]")
 
 
 def draw(batch: int, n: int) -> ET.Element:
-    svg = statistics_chart(
-        batch=batch,
-        n=n,
-        id_prefix="stats",
-        title="Statistics <per> window",
-        desc="three ways",
-        row_labels=("one batch", "BatchNorm", "LayerNorm"),
-        notes=("a", "b", "c"),
-    )
+    svg = figures.BatchStatistics(batch=batch, n=n).svg([], key="stats", title="Statistics <per> window")
     return ET.fromstring(svg)
 
 
@@ -42,7 +33,7 @@ def test_the_statistics_diagram_draws_every_sample_and_one_frame_per_group_of_st
 
 
 def test_a_concept_figure_renders_without_any_reference_sweep(db):
-    figure = guide_figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "en")
+    figure = figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "en")
     assert figure.count("<svg") == 1 and "have not finished yet" not in figure
     assert "Reference runs of the lab preset" not in figure  # no run behind it to date
     assert "<figcaption>" in figure and "<details>" in figure and "%(" not in figure
@@ -53,8 +44,8 @@ def test_a_concept_figure_renders_without_any_reference_sweep(db):
 
 
 def test_a_concept_figure_speaks_the_pages_language(db):
-    french = html.unescape(guide_figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "fr"))
-    hindi = guide_figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "hi")
+    french = html.unescape(figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "fr"))
+    hindi = figures.reference_figures.render("batchnorm-n-sweep", "micro-batch-statistics", "hi")
     assert "8 micro-lots de 8" in french and "Les exemples que voit une couche" in french
     assert "एक batch" in hindi and "बार update" in hindi
 

@@ -1,5 +1,5 @@
-"""Server-rendered SVG figures: the drawing (labs/figures.py) and the guides' figures from the
-reference sweeps (labs/guide_figures.py)."""
+"""Server-rendered SVG figures: the drawing (labs/svg.py) and the guides' figures from the
+reference sweeps (labs/figures.py)."""
 
 import html
 import re
@@ -11,9 +11,9 @@ from django.conf import settings
 from django.urls import reverse
 
 from course.figures import figure_markers
-from labs import guide_figures
-from labs.figures import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks, tick_decimals
+from labs import figures
 from labs.models import LabRun
+from labs.svg import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks, tick_decimals
 
 SVG = "{http://www.w3.org/2000/svg}"
 GUIDES = Path(settings.CONTENT_DIR) / "guides"
@@ -70,46 +70,48 @@ def test_every_guide_places_at_least_one_known_figure_in_every_language():
         for language in ("en", "hi", "fr"):
             markers = figure_markers((folder / f"{language}.md").read_text(encoding="utf-8"))
             assert markers, f"{folder.name}/{language}.md has no figure"
-            known = guide_figures.FIGURES.keys() | guide_figures.CONCEPT_FIGURES.keys()
+            known = figures.FIGURES.keys()
             assert all(marker in known for marker in markers), (folder.name, markers)
 
 
 def test_every_figure_draws_with_a_caption_carrying_the_runs_numbers(reference_sweep):
-    for preset, name in guide_figures.FIGURES:
+    for (preset, name), figure in figures.FIGURES.items():
+        if not figure.from_runs:
+            continue  # a concept figure: tests/labs/test_concept_figures.py
         runs = reference_sweep(preset)
-        html = guide_figures.reference_figures.render(preset, name, "en")
+        html = figures.reference_figures.render(preset, name, "en")
         assert html.count("<svg") == 1 and "<figcaption>" in html and "<details>" in html, preset
         assert "%(" not in html and "diverged" not in html, preset
         assert f'href="/en/labs/presets/{preset}/"' in html and runs[0].code_version in html
-    memory = guide_figures.reference_figures.render("memory-vs-n", "memory", "en")
+    memory = figures.reference_figures.render("memory-vs-n", "memory", "en")
     assert "1.0\xa0MB at N = 1 to 256.0\xa0KB at N = 8, 4.0 times less" in memory
     assert "peak activation memory (MB)" in memory  # the axis in one unit, ticks 0, 0.5, 1.0
 
 
 def test_a_figure_in_hindi_and_french_has_a_caption_in_that_language(reference_sweep):
     reference_sweep("memory-vs-n")
-    french = html.unescape(guide_figures.reference_figures.render("memory-vs-n", "memory", "fr"))
-    hindi = guide_figures.reference_figures.render("memory-vs-n", "memory", "hi")
+    french = html.unescape(figures.reference_figures.render("memory-vs-n", "memory", "fr"))
+    hindi = figures.reference_figures.render("memory-vs-n", "memory", "hi")
     assert "Pic de mémoire d'activation" in french and "4,0 fois moins" in french
     assert "4.0 गुना कम" in hindi
 
 
 def test_without_reference_results_a_figure_says_so_and_links_the_preset(db):
-    html = guide_figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
+    html = figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
     assert "<svg" not in html and "have not finished yet" in html
     assert 'href="/en/labs/presets/batchnorm-n-sweep/"' in html
 
 
 def test_an_unfinished_reference_sweep_is_not_drawn(reference_sweep):
     reference_sweep("batchnorm-n-sweep", status=LabRun.Status.RUNNING)
-    assert "<svg" not in guide_figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
+    assert "<svg" not in figures.reference_figures.render("batchnorm-n-sweep", "loss", "en")
 
 
 def test_a_figure_is_drawn_once_then_served_from_the_cache(reference_sweep, django_assert_num_queries):
     reference_sweep("layernorm-n-sweep")
-    first = guide_figures.reference_figures.render("layernorm-n-sweep", "loss", "en")
+    first = figures.reference_figures.render("layernorm-n-sweep", "loss", "en")
     with django_assert_num_queries(0):
-        assert guide_figures.reference_figures.render("layernorm-n-sweep", "loss", "en") == first
+        assert figures.reference_figures.render("layernorm-n-sweep", "loss", "en") == first
 
 
 def test_a_guide_page_shows_its_figure_where_the_text_discusses_it(client, reference_sweep):
@@ -139,19 +141,19 @@ def test_guide_figures_in_every_language(client, reference_sweep, language):
 
 def test_a_run_missing_a_metric_gets_the_presets_own_sentence_not_an_error(reference_sweep):
     reference_sweep("memory-vs-n", peak_activation_bytes=None)  # e.g. stored by an older code version
-    html_text = html.unescape(guide_figures.reference_figures.render("memory-vs-n", "memory", "en"))
+    html_text = html.unescape(figures.reference_figures.render("memory-vs-n", "memory", "en"))
     assert "<svg" in html_text and "Look at the peak activation memory column" in html_text
 
 
 def test_numbers_in_french_use_its_decimal_comma(reference_sweep):
     reference_sweep("groupnorm-vs-batchnorm-tiny")
-    french = guide_figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr")
+    french = figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr")
     assert "l&#x27;erreur de BatchNorm vaut 1,0e-06 et celle de GroupNorm 1,0e-04" in french
 
 
 def test_the_window_timeline_is_drawn_from_the_n_4_runs_timing(reference_sweep):
     runs = reference_sweep("memory-vs-n", wall_seconds=0.6)  # 30 steps × 4 micro-batches: 5 ms each
-    html_text = guide_figures.reference_figures.render("memory-vs-n", "window", "en")
+    html_text = figures.reference_figures.render("memory-vs-n", "window", "en")
     root = parse(re.search(r"<svg.*?</svg>", html_text, re.S).group(0))
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert texts.count("fwd → bwd") == 4 and "loss / 4" in texts and "optimizer.step()" in texts
@@ -162,17 +164,17 @@ def test_the_window_timeline_is_drawn_from_the_n_4_runs_timing(reference_sweep):
 
 def test_the_data_parallel_figures_show_overlapping_curves_and_the_bytes_no_sync_saves(reference_sweep):
     reference_sweep("data-parallel-no-sync")
-    curves = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "loss", "en"))
+    curves = html.unescape(figures.reference_figures.render("data-parallel-no-sync", "loss", "en"))
     root = parse(re.search(r"<svg.*?</svg>", curves, re.S).group(0))
     assert len([p for p in root.iter(f"{SVG}polyline")]) + len(list(root.iter(f"{SVG}path"))) >= 3
     assert "G = 1, N = 4" in curves and "G = 2, N = 2, every_micro" in curves
     assert "the largest gradient-equivalence error is 1.0e-05" in curves  # the third run's, 10^-(7-2)
-    bars = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "allreduce", "en"))
+    bars = html.unescape(figures.reference_figures.render("data-parallel-no-sync", "allreduce", "en"))
     assert "60 all-reduces sending 6.1\xa0MB with no_sync, and 120 sending 12.2\xa0MB" in bars
     assert "2.0 times more bytes" in bars and "bytes sent</th>" in bars
-    french = html.unescape(guide_figures.reference_figures.render("data-parallel-no-sync", "allreduce", "fr"))
+    french = html.unescape(figures.reference_figures.render("data-parallel-no-sync", "allreduce", "fr"))
     assert "60 et envoient 6,1\xa0Mio avec no_sync" in french and "octets envoyés" in french
-    hindi = guide_figures.reference_figures.render("data-parallel-no-sync", "loss", "hi")
+    hindi = figures.reference_figures.render("data-parallel-no-sync", "loss", "hi")
     assert "सबसे बड़ी gradient-equivalence error" in hindi
 
 

@@ -1,0 +1,229 @@
+"""Charts as accessible SVG, drawn on the server: line charts of curves, bar charts of metrics, and
+the pieces the figures of labs/figures.py draw their own diagrams with.
+
+Plain Python (no torch, no Django): callers pass text already translated and a number
+formatter for the page's language. Every chart carries a <title> and a <desc> that screen
+readers announce (role="img", aria-labelledby), axis labels and tick values as text, and a
+legend; lines differ by dash pattern as well as colour, so they read in greyscale and print.
+Text is escaped here; the result is safe to put in a page.
+"""
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+COLORS = ("#1f4e8c", "#c2410c", "#1d6b3a", "#7a1fa2", "#9b2226", "#0e7490", "#a16207", "#4b5563")
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
+WIDTH, HEIGHT = 640, 360
+MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
+LEGEND_ROW = 20
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+GRID_OPEN = '<g stroke="#d0d7de" stroke-width="1">'  # attributes, not CSS: the chart looks right anywhere
+
+Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
+
+
+def plain_number(value: float, decimals: int) -> str:
+    return f"{value:.{decimals}f}"
+
+
+def tick_decimals(ticks: Sequence[float], log: bool = False) -> list[int]:
+    """Decimals per tick: enough to tell neighbours apart (2.25, 2.30), none for whole steps."""
+    if log:
+        return [max(0, -math.floor(math.log10(t))) for t in ticks]
+    step = abs(ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    places = max(0, -math.floor(math.log10(step) + 1e-9))
+    if places and round(step * 10**places) % 10 not in (0, 1, 2, 5):  # e.g. 0.25
+        places += 1
+    return [places] * len(ticks)
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: Sequence[tuple[float, float]]  # (x, y), x increasing
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float
+    text: str  # the value as the caption and table write it (e.g. "1.2 MB")
+
+
+def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -> list[float]:
+    """Round tick values covering [low, high] (1, 2 or 5 times a power of ten apart; whole
+    numbers only with `integer`, for optimizer steps)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return [0.0]
+    if high <= low:
+        high = low + (abs(low) or 1.0)
+    raw = (high - low) / max(1, count)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    if integer:
+        step = max(1, round(step))
+    first = math.floor(low / step) * step
+    ticks = [round(first, 12)]
+    while ticks[-1] < high - step * 1e-9:  # the last tick at or above the highest value
+        ticks.append(round(first + len(ticks) * step, 12))
+    return ticks
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Powers of ten covering [low, high] (both positive)."""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    if last == first:
+        last += 1
+    return [10.0**e for e in range(first, last + 1)]
+
+
+class _Scale:
+    def __init__(self, low: float, high: float, start: float, end: float, log: bool = False) -> None:
+        self.log = log
+        self.low, self.high = (math.log10(low), math.log10(high)) if log else (low, high)
+        self.start, self.end = start, end
+
+    def __call__(self, value: float) -> float:
+        v = math.log10(value) if self.log else value
+        span = (self.high - self.low) or 1.0
+        return self.start + (v - self.low) / span * (self.end - self.start)
+
+
+def svg_open(id_prefix: str, title: str, desc: str, height: int) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="svg-chart" viewBox="0 0 {WIDTH} {height}" '
+        f'role="img" aria-labelledby="{id_prefix}-title {id_prefix}-desc" '
+        'font-family="system-ui, sans-serif" font-size="13" fill="currentColor">',
+        f'<title id="{id_prefix}-title">{escape(title)}</title>',
+        f'<desc id="{id_prefix}-desc">{escape(desc)}</desc>',
+    ]
+
+
+def svg_text(x: float, y: float, text: str, anchor: str = "middle", extra: str = "") -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
+
+
+def _dash(i: int) -> str:
+    dash = DASHES[i % len(DASHES)]
+    return f' stroke-dasharray="{dash}"' if dash else ""
+
+
+def _legend(labels: Sequence[str], top: float) -> list[str]:
+    parts = []
+    for i, label in enumerate(labels):
+        y = top + i * LEGEND_ROW
+        x = MARGIN["left"]
+        parts.append(
+            f'<line x1="{x}" y1="{y - 4}" x2="{x + 28}" y2="{y - 4}" stroke="{COLORS[i % len(COLORS)]}" '
+            f'stroke-width="3"{_dash(i)}/>'
+        )
+        parts.append(svg_text(x + 36, y, label, "start"))
+    return parts
+
+
+def line_chart(
+    series: Sequence[Series],
+    *,
+    id_prefix: str,
+    title: str,
+    desc: str,
+    x_label: str,
+    y_label: str,
+    log_y: bool = False,
+    fmt: Formatter = plain_number,
+) -> str:
+    """Curves on shared axes, with a legend below the plot."""
+    points = [(x, y) for s in series for x, y in s.points if math.isfinite(y) and (y > 0 or not log_y)]
+    plot_bottom = HEIGHT - MARGIN["bottom"]
+    height = HEIGHT + LEGEND_ROW * len(series)
+    parts = svg_open(id_prefix, title, desc, height)
+    if points:
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        x_ticks = nice_ticks(min(xs), max(xs), integer=all(float(v).is_integer() for v in xs))
+        # The data's own range, not from zero: curves that nearly coincide must be seen apart.
+        y_ticks = log_ticks(min(ys), max(ys)) if log_y else nice_ticks(min(ys), max(ys))
+        x = _Scale(x_ticks[0], x_ticks[-1], MARGIN["left"], WIDTH - MARGIN["right"])
+        y = _Scale(y_ticks[0], y_ticks[-1], plot_bottom, MARGIN["top"], log=log_y)
+        parts += _axes(x, y, x_ticks, y_ticks, fmt)
+        for i, s in enumerate(series):
+            drawn = [(px, py) for px, py in s.points if math.isfinite(py) and (py > 0 or not log_y)]
+            if not drawn:
+                continue
+            path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in drawn)
+            parts.append(
+                f'<polyline fill="none" stroke="{COLORS[i % len(COLORS)]}" stroke-width="2" '
+                f'stroke-linejoin="round"{_dash(i)} points="{path}"/>'
+            )
+    parts.append(svg_text((MARGIN["left"] + WIDTH - MARGIN["right"]) / 2, plot_bottom + 40, x_label))
+    parts.append(_y_label(y_label, (MARGIN["top"] + plot_bottom) / 2))
+    parts += _legend([s.label for s in series], HEIGHT)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _axes(x: _Scale, y: _Scale, x_ticks: list[float], y_ticks: list[float], fmt: Formatter) -> list[str]:
+    left, right = MARGIN["left"], WIDTH - MARGIN["right"]
+    bottom = HEIGHT - MARGIN["bottom"]
+    parts = [GRID_OPEN]
+    for value in y_ticks:
+        py = y(value)
+        parts.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}"/>')
+    parts.append("</g>")
+    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{MARGIN["top"]}" x2="{left}" y2="{bottom}"/>')
+    for value, decimals in zip(y_ticks, tick_decimals(y_ticks, y.log), strict=True):
+        parts.append(svg_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
+    for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
+        parts.append(svg_text(x(value), bottom + 18, fmt(value, decimals)))
+    return parts
+
+
+def _y_label(text: str, middle: float) -> str:
+    return svg_text(16, middle, text, extra=f' transform="rotate(-90 16 {middle:.1f})"')
+
+
+def bar_chart(
+    bars: Sequence[Bar],
+    *,
+    id_prefix: str,
+    title: str,
+    desc: str,
+    value_label: str,
+    log: bool = False,
+    fmt: Formatter = plain_number,
+) -> str:
+    """Horizontal bars, one per run, each labelled with its value; a log scale for values that
+    span orders of magnitude (gradient-equivalence errors from 1e-7 to 1e-1)."""
+    row, top = 34, MARGIN["top"]
+    label_width = 180
+    left, right = label_width + 8, WIDTH - 96
+    height = top + row * len(bars) + 60
+    parts = svg_open(id_prefix, title, desc, height)
+    values = [b.value for b in bars if math.isfinite(b.value) and (b.value > 0 or not log)]
+    if values:
+        ticks = log_ticks(min(values), max(values)) if log else nice_ticks(0.0, max(values))
+        scale = _Scale(ticks[0], ticks[-1], left, right, log=log)
+        bottom = top + row * len(bars)
+        parts.append(GRID_OPEN)
+        parts += [f'<line x1="{scale(t):.1f}" y1="{top}" x2="{scale(t):.1f}" y2="{bottom}"/>' for t in ticks]
+        parts.append("</g>")
+        for i, bar in enumerate(bars):
+            y = top + i * row
+            parts.append(svg_text(label_width, y + row / 2 + 4, bar.label, "end"))
+            if math.isfinite(bar.value) and (bar.value > 0 or not log):
+                end = scale(bar.value)
+                parts.append(
+                    f'<rect x="{left}" y="{y + 6}" width="{max(1.0, end - left):.1f}" height="{row - 12}" '
+                    f'fill="{COLORS[i % len(COLORS)]}"/>'
+                )
+                parts.append(svg_text(end + 6, y + row / 2 + 4, bar.text, "start"))
+            else:  # zero on a log axis (a run compared with itself): no bar, but its value still shows
+                parts.append(svg_text(left + 6, y + row / 2 + 4, bar.text, "start"))
+        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        decimals = tick_decimals(ticks, log)
+        parts += [svg_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]
+        parts.append(svg_text((left + right) / 2, bottom + 44, value_label))
+    parts.append("</svg>")
+    return "".join(parts)
