@@ -267,10 +267,8 @@ class MetricBars(Figure):
     """One bar per run of a stored metric (labs/training/results.py), labelled with its value."""
 
     metric = ""
+    name: str | Promise = ""  # of the metric, on the axis and in the table
     log = False  # for values that span orders of magnitude
-
-    def name(self) -> str:
-        raise NotImplementedError
 
     def value_text(self, value: float) -> str:
         return str(value)
@@ -280,7 +278,7 @@ class MetricBars(Figure):
 
     def unit(self, values: list[float]) -> tuple[int, str]:
         """What the bars' values are divided by, and the axis's label."""
-        return 1, self.name()
+        return 1, str(self.name)
 
     def text(self, run: LabRun) -> str:
         value = run.metrics.get(self.metric)
@@ -291,7 +289,7 @@ class MetricBars(Figure):
         unit, value_label = self.unit(values)
         bars = [Bar(run.label, value / unit, self.text(run)) for run, value in zip(runs, values, strict=True)]
         desc = _("Bar chart of %(metric)s for %(count)d runs: %(values)s.") % {
-            "metric": self.name(),
+            "metric": str(self.name),
             "count": len(runs),
             "values": "; ".join(f"{bar.label}: {bar.text}" for bar in bars),
         }
@@ -300,15 +298,14 @@ class MetricBars(Figure):
         )
 
     def table(self, runs: Runs) -> Table:
-        header = [_("Run"), self.name(), _("Final loss")]
+        header = [_("Run"), str(self.name), _("Final loss")]
         return header, [[run.label, self.text(run), fmt_number(final_loss(run), 4)] for run in runs]
 
 
 class WallTimeBars(MetricBars):
     metric = "wall_seconds"
 
-    def name(self) -> str:
-        return _("wall time (seconds)")
+    name = gettext_lazy("wall time (seconds)")
 
     def value_text(self, value: float) -> str:
         return fmt_number(value, 2)
@@ -317,8 +314,7 @@ class WallTimeBars(MetricBars):
 class MemoryBars(MetricBars):
     metric = "peak_activation_bytes"
 
-    def name(self) -> str:
-        return _("peak activation memory")
+    name = gettext_lazy("peak activation memory")
 
     def value_text(self, value: float) -> str:
         return filesizeformat(value)
@@ -327,15 +323,14 @@ class MemoryBars(MetricBars):
         """Ticks in one binary unit (0, 0.5, 1.0 MiB), not decimal bytes; the unit named as
         filesizeformat names it in the page's language ("KiB", "Kio", ...)."""
         unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
-        return unit, f"{self.name()} ({filesizeformat(2 * unit).split()[-1]})"
+        return unit, f"{self.name} ({filesizeformat(2 * unit).split()[-1]})"
 
 
 class ErrorBars(MetricBars):
     metric = "grad_equivalence_error"
     log = True  # from 1e-7 to 1e-1
 
-    def name(self) -> str:
-        return _("gradient-equivalence error")
+    name = gettext_lazy("gradient-equivalence error")
 
     def value_text(self, value: float) -> str:
         return sci(value)
@@ -347,12 +342,11 @@ class ErrorBars(MetricBars):
 class AllReduceBars(MetricBars):
     metric = "allreduce_calls"
 
-    def name(self) -> str:
-        return _("gradient all-reduces")
+    name = gettext_lazy("gradient all-reduces")
 
     def table(self, runs: Runs) -> Table:
         """The bars count calls; the table adds what they sent."""
-        header = [_("Run"), self.name(), _("bytes sent"), _("Final loss")]
+        header = [_("Run"), str(self.name), _("bytes sent"), _("Final loss")]
         return header, [
             [
                 run.label,

@@ -22,11 +22,10 @@ from django.db import transaction
 from redis import RedisError
 
 from labs.training import config as training_config  # CODE_VERSION read at call time
-from labs.training.config import validate_config
 
 from .models import LabRun
 from .presets import PRESETS, Preset
-from .services import finished_originals, lab_run_store, run_fingerprint
+from .services import finished_originals, lab_runs_store, preset_run_configs, run_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -60,13 +59,7 @@ class ReferenceSweep:
 
 
 def preset_fingerprints(preset: Preset) -> list[str]:
-    fingerprints = []
-    for _label, data in preset.configs():
-        config, errors = validate_config(data)
-        if config is None:  # a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS
-            raise ValueError(f"preset {preset.slug} has an invalid run: {errors}")
-        fingerprints.append(run_fingerprint(config))
-    return fingerprints
+    return [run_fingerprint(config) for config in preset_run_configs(preset)]
 
 
 def reference_sweep_outdated(preset: Preset) -> bool:
@@ -84,24 +77,10 @@ def reference_sweep_outdated(preset: Preset) -> bool:
 def reference_sweep_submit(*, preset: Preset) -> list[LabRun]:
     """Stores the preset's runs as one site-owned sweep and queues them, at low priority, after
     commit. Settings already trained with this code (by anyone) reuse that result."""
-    fingerprints = preset_fingerprints(preset)
+    configs = preset_run_configs(preset)
+    fingerprints = [run_fingerprint(config) for config in configs]
     finished = finished_originals(fingerprints)
-    sweep = uuid.uuid4()
-    runs = []
-    for index, ((_label, data), fp) in enumerate(zip(preset.configs(), fingerprints, strict=True)):
-        config, _errors = validate_config(data)
-        run = LabRun(
-            user=None,
-            reference=True,
-            preset=preset.slug,
-            preset_index=index,
-            sweep=sweep,
-            config=config.to_dict(),
-            fingerprint=fp,
-            code_version=training_config.CODE_VERSION,
-            total_steps=config.steps,
-        )
-        runs.append(lab_run_store(run, finished, low_priority=True))
+    runs = lab_runs_store(configs, fingerprints, finished, reference=True, user=None, preset=preset.slug)
     if all(run.status == LabRun.Status.SUCCEEDED for run in runs):
         transaction.on_commit(reference_results_changed)
     return runs

@@ -20,7 +20,8 @@ from django.utils.translation import gettext_noop
 from redis import RedisError
 
 from config.waits import seconds_until, wait_in_words
-from labs.training.config import CODE_VERSION, RunConfig, config_fingerprint, validate_config
+from labs.training import config as training_config  # CODE_VERSION read at call time
+from labs.training.config import RunConfig, config_fingerprint, validate_config
 
 from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
 from .presets import Preset
@@ -51,15 +52,20 @@ def lab_run_submit(*, user: User, config: RunConfig) -> LabRun:
     return lab_runs_submit(user=user, configs=[config])[0]
 
 
-def lab_preset_submit(*, user: User, preset: Preset) -> list[LabRun]:
-    """Every run of a preset, as one sweep (one click, one submission)."""
+def preset_run_configs(preset: Preset) -> list[RunConfig]:
+    """A preset's runs, validated (a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS)."""
     configs = []
     for _label, data in preset.configs():
         config, errors = validate_config(data)
-        if config is None:  # a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS
+        if config is None:
             raise ValueError(f"preset {preset.slug} has an invalid run: {errors}")
         configs.append(config)
-    return lab_runs_submit(user=user, configs=configs, preset=preset.slug)
+    return configs
+
+
+def lab_preset_submit(*, user: User, preset: Preset) -> list[LabRun]:
+    """Every run of a preset, as one sweep (one click, one submission)."""
+    return lab_runs_submit(user=user, configs=preset_run_configs(preset), preset=preset.slug)
 
 
 @transaction.atomic
@@ -69,33 +75,36 @@ def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -
     fingerprints = [run_fingerprint(config) for config in configs]
     finished = finished_originals(fingerprints)
     _check_quotas(user, [config for config, fp in zip(configs, fingerprints, strict=True) if fp not in finished])
-    sweep = uuid.uuid4() if len(configs) > 1 else None
+    return lab_runs_store(configs, fingerprints, finished, user=user, preset=preset)
+
+
+def lab_runs_store(
+    configs: list[RunConfig], fingerprints: list[str], finished: dict[str, LabRun], *, reference: bool = False, **fields
+) -> list[LabRun]:
+    """Saves new runs, one sweep when there are several: each with its finished twin's result when
+    `finished` has one for its fingerprint, else queued and handed to the broker once the transaction
+    commits (a reference run at a low priority; a reference sweep always has its id). `fields`: owner and preset."""
+    sweep = uuid.uuid4() if reference or len(configs) > 1 else None
     runs = []
     for index, (config, fp) in enumerate(zip(configs, fingerprints, strict=True)):
         run = LabRun(
-            user=user,
-            preset=preset,
-            preset_index=index if preset else None,
+            reference=reference,
+            preset_index=index if fields.get("preset") else None,
             sweep=sweep,
             config=config.to_dict(),
             fingerprint=fp,
-            code_version=CODE_VERSION,
+            code_version=training_config.CODE_VERSION,
             total_steps=config.steps,
+            **fields,
         )
-        runs.append(lab_run_store(run, finished))
+        source = finished.get(fp)
+        if source is not None:
+            copy_result(run, source)
+        run.save()
+        if source is None:
+            transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=reference))
+        runs.append(run)
     return runs
-
-
-def lab_run_store(run: LabRun, finished: dict[str, LabRun], *, low_priority: bool = False) -> LabRun:
-    """Saves a new run: with its finished twin's result when `finished` has one for its
-    fingerprint, else queued and handed to the broker once the transaction commits."""
-    source = finished.get(run.fingerprint)
-    if source is not None:
-        copy_result(run, source)
-    run.save()
-    if source is None:
-        transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=low_priority))
-    return run
 
 
 def run_fingerprint(config: RunConfig) -> str:
