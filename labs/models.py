@@ -14,13 +14,6 @@ def new_share_token() -> str:
     return secrets.token_urlsafe(18)
 
 
-def micro_batch(effective_batch_size: int, accumulation_steps: int, processes: int = 1) -> int:
-    """Samples in one forward pass: the window of B samples is split over G processes, each of
-    which accumulates N micro-batches of its share, so B / (N * G) (RunConfig.micro_batch_size
-    in labs/training/config.py, for a stored run's settings)."""
-    return effective_batch_size // (max(1, accumulation_steps) * max(1, processes))
-
-
 class LabRun(models.Model):
     """One training experiment. This row, not the Celery message, is the source of truth:
     workers claim it with a conditional update and write their progress here."""
@@ -123,13 +116,12 @@ class LabRun(models.Model):
 
     @property
     def micro_batch_size(self) -> int:
-        """B / (N * G): a data-parallel run's processes each take their share of the window."""
+        """Samples in one forward pass: the window of B samples is split over G processes, each of
+        which accumulates N micro-batches of its share, so B / (N * G) (RunConfig.micro_batch_size
+        in labs/training/config.py, for a stored run's settings)."""
         config = self.config
-        return micro_batch(
-            int(config.get("effective_batch_size", 0)),
-            int(config.get("accumulation_steps", 1)),
-            int(config.get("processes", 1)),
-        )
+        parts = max(1, int(config.get("accumulation_steps", 1))) * max(1, int(config.get("processes", 1)))
+        return int(config.get("effective_batch_size", 0)) // parts
 
     @property
     def error_message(self) -> str:

@@ -196,22 +196,18 @@ def describe_worker(device: str, max_processes: int, memory_mib: int = 0) -> dic
     }
 
 
-def worker_described() -> dict[str, Any]:
-    """This worker, found now: its heartbeat, and what the runs it takes are checked against."""
-    return describe_worker(worker_device(), settings.LAB_MAX_PROCESSES, settings.LAB_WORKER_MEMORY_MIB)
-
-
 @functools.cache
 def this_worker() -> dict[str, Any]:
-    """worker_described, found once per process: a pool child asks at start, not at each run."""
-    return worker_described()
+    """This worker, found once per process: its heartbeat, and what the runs it takes are checked
+    against (a pool child asks at start, not at each run)."""
+    return describe_worker(worker_device(), settings.LAB_MAX_PROCESSES, settings.LAB_WORKER_MEMORY_MIB)
 
 
 def worker_queues_select(queues: Any) -> None:
     """At start (Celery's `app.amqp.queues`): add the GPU queues this worker's device holds, and drop
     those it cannot (`-Q gpu,cuda` on a CPU, or a size too big for its memory: it would only pass
     them on). LAB_QUEUE comes from `-Q` as before."""
-    mine = worker_described()["queues"]
+    mine = this_worker()["queues"]
     for name in mine:
         if name.startswith(CUDA_QUEUE):
             queues.select_add(name)
@@ -231,7 +227,7 @@ def worker_forget(*, name: str) -> None:
 
 def worker_heartbeat(*, name: str) -> threading.Event:
     """Publish this worker now and every LAB_WORKER_TTL / 3 seconds; set the returned event to stop."""
-    described = worker_described()
+    described = this_worker()
     stop = threading.Event()
 
     def beat() -> None:
