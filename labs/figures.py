@@ -127,6 +127,8 @@ class LossCurves(Figure):
     """Training loss against the optimizer step, one line per run; a log axis when losses span over 100×."""
 
     x = "step"
+    x_label = gettext_lazy("optimizer step")
+    desc = gettext_lazy("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
         series = [
@@ -139,18 +141,12 @@ class LossCurves(Figure):
             series,
             id_prefix=key,
             title=title,
-            desc=self.desc() % {"count": len(runs), "labels": ", ".join(run.label for run in runs)},
-            x_label=self.x_label(),
+            desc=str(self.desc) % {"count": len(runs), "labels": ", ".join(run.label for run in runs)},
+            x_label=str(self.x_label),
             y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
             log_y=log_y,
             fmt=local_number,
         )
-
-    def desc(self) -> str:
-        return _("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
-
-    def x_label(self) -> str:
-        return _("optimizer step")
 
     def table(self, runs: Runs) -> Table:
         """The loss of every run at every k-th step, the first and the last."""
@@ -171,12 +167,8 @@ class LossBySamples(LossCurves):
     """Training loss against the samples seen: runs of different batches on one axis."""
 
     x = "samples"
-
-    def desc(self) -> str:
-        return _("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
-
-    def x_label(self) -> str:
-        return _("samples seen")
+    x_label = gettext_lazy("samples seen")
+    desc = gettext_lazy("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
 
     def table(self, runs: Runs) -> Table:
         """The runs take different steps: one row per run."""
