@@ -4,8 +4,7 @@ from django.conf import settings
 from django.core import checks
 
 from config.env import site_url_port_warning
-
-from .site_url import site_url_host_refused
+from config.site_url import site_url_host_refused
 
 
 @checks.register()

@@ -29,8 +29,8 @@ def on_starting(server) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.conf import settings
 
-    from certificates.site_url import site_url_host_refused
     from config.env import site_url_port_warning
+    from config.site_url import site_url_host_refused
 
     refused = site_url_host_refused(settings.SITE_URL, settings.ALLOWED_HOSTS, settings.DEBUG)
     if refused:

@@ -4,9 +4,9 @@ and the SITE_URL warning on the admin's pages."""
 from django import template
 
 from accounts.services import profile_for
+from config.site_url import staff_warning
 
 from ..selectors import exam_certificate
-from ..site_url import staff_warning
 
 register = template.Library()
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from certificates.checks import site_url_answers
-from certificates.site_url import site_url_host_refused
+from config.site_url import site_url_host_refused
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """Whether the site answers where SITE_URL says it does. Every certificate, its QR code and its signed
 credential name SITE_URL for good, so a SITE_URL the site does not answer at makes dead links that no
-later fix reaches: staff are warned at start-up (checks.py, config/gunicorn.conf.py) and on the admin
+later fix reaches: staff are warned at start-up (certificates/checks.py, config/gunicorn.conf.py) and on the admin
 pages (templates/admin/base_site.html)."""
 
 from urllib.parse import urlsplit
