@@ -1,11 +1,15 @@
 # The two commands (see README): `make run` starts the site, `make test` runs the whole suite.
-.PHONY: run test bench lint
+# `make unit`: the tests that need no server (no Redis, Celery worker or browser), in under two minutes.
+.PHONY: run test unit bench lint
 
 run:
 	bin/run
 
 test:
 	bin/test
+
+unit:
+	bin/unit
 
 bench:
 	bin/bench

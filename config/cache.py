@@ -1,5 +1,6 @@
 """Django's Redis cache backend, with one redis-py client per connection pool."""
 
+import re
 from collections.abc import Callable
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -73,6 +74,14 @@ class PooledClientRedisCache(RedisCache):
         One round trip, where add-then-incr (django-ratelimit's way) takes two. The value stays a
         plain integer, which `get` reads back as Django's Redis serializer stores integers."""
         return self._cache.count(self.make_key(key), timeout)
+
+    def keys_starting_with(self, prefix: str) -> list[str]:
+        """The keys (as given to `set`) that start with `prefix`, which Django's cache API cannot list.
+        SCAN, never KEYS, which would hold Redis for every other client while it walks them all."""
+        full_prefix = self.make_key(prefix)
+        pattern = re.sub(r"([*?\[\]\\])", r"\\\1", full_prefix) + "*"  # the prefix's own glob characters, escaped
+        found = self._cache.get_client(full_prefix).scan_iter(match=pattern, count=100)
+        return [prefix + key.decode()[len(full_prefix) :] for key in found]
 
     def count_sent(self, key: str, timeout: int) -> Callable[[], int]:
         """`count` in two halves: sent now, read by calling what it returns (see the client's).

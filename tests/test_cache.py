@@ -3,6 +3,8 @@
 import pytest
 from django.core.cache import cache
 
+pytestmark = pytest.mark.integration  # the backend's own commands, sent to the real Redis
+
 
 def test_incr_adds_to_an_existing_counter_and_refuses_a_missing_one():
     cache.set("counter", 5, 60)
@@ -36,3 +38,12 @@ def test_count_starts_a_counter_with_its_lifetime_and_adds_to_it_in_one_round_tr
     assert commands == ["EVAL"] * 3
     assert cache.get("window") == 3  # a plain integer, as Django's incr leaves it
     assert 0 < client.ttl(cache.make_and_validate_key("window")) <= 60  # the first count set it, later ones kept it
+
+
+def test_keys_starting_with_lists_the_keys_set_under_a_prefix_and_no_other():
+    cache.set("labs:worker:a@host", 1, 60)
+    cache.set("labs:worker:b@host", 2, 60)
+    cache.set("labs:workers-seen", 3, 60)  # starts like the prefix without its last colon
+    cache.set("labs:worker*:glob", 4, 60)  # a glob character in a key is a plain character
+    assert sorted(cache.keys_starting_with("labs:worker:")) == ["labs:worker:a@host", "labs:worker:b@host"]
+    assert cache.keys_starting_with("labs:worker*:") == ["labs:worker*:glob"]
