@@ -108,12 +108,10 @@ def test_the_htmx_button_swaps_the_section(clock, learner_client, quizzes, start
 
 
 def test_a_learner_cannot_mark_anothers_question(clock, client, learner_client, quizzes, start_attempt):
-    from accounts.services import account_create
+    from tests.factories import account
 
     question = miss_first_question(learner_client, start_attempt)
-    other = account_create(
-        username="ravi", email="ravi@example.com", password="a-long-Passphrase-43", full_name="Ravi", language="en"
-    )
+    other = account("ravi", full_name="Ravi")
     client.force_login(other)
     clock.move_to(MISSED_AT + timedelta(days=1))
     assert review(client, question).status_code == 404
