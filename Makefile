@@ -1,5 +1,6 @@
 # The two commands (see README): `make run` starts the site, `make test` runs the whole suite.
-.PHONY: run test bench lint
+# `make unit`: the tests that need no server (no Redis, Celery worker or browser), in under two minutes.
+.PHONY: run test unit bench lint
 
 run:
 	bin/run
@@ -7,8 +8,11 @@ run:
 test:
 	bin/test
 
+unit:
+	bin/unit
+
 bench:
 	bin/bench
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports --no-cache --no-logo

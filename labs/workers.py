@@ -307,12 +307,21 @@ class Worker:
     max_processes: int | None = None
 
 
+@functools.cache  # one connection pool per process and address, as the cache backend keeps its own
+def _redis_client(location: str) -> redis.Redis:
+    return redis.Redis.from_url(location, socket_connect_timeout=2, socket_timeout=2)
+
+
 def heartbeats() -> list[Worker]:
     """The workers' heartbeats alone (no database), raising redis.RedisError when Redis does not
-    answer (no worker is not the same). The cache API cannot list keys; the Redis client behind it
-    can (SCAN, never KEYS)."""
+    answer (no worker is not the same). The cache API cannot list keys, so they are listed with
+    redis-py's SCAN (never KEYS) on the cache's Redis; a cache that is not Redis (the unit tests'
+    local memory) holds no other process's heartbeat."""
+    location = settings.CACHES["default"].get("LOCATION", "")
+    if not isinstance(location, str) or not location.startswith(("redis://", "rediss://", "unix://")):
+        return []
     prefix = cache.make_key(KEY_PREFIX)
-    keys = cache._cache.get_client().scan_iter(match=prefix + "*", count=100)
+    keys = _redis_client(location).scan_iter(match=prefix + "*", count=100)
     names = sorted(key.decode()[len(prefix) :] for key in keys)
     found = cache.get_many([KEY_PREFIX + name for name in names])
     return [_worker(found[KEY_PREFIX + name]) for name in names if KEY_PREFIX + name in found]

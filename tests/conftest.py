@@ -1,4 +1,6 @@
-"""Shared fixtures: real Redis, a real Celery worker process, real objects."""
+"""Shared fixtures: real Redis and real Celery worker processes for the integration tests (marked
+`integration`), real objects for all. Other tests need no server: the unit run (bin/unit) gives
+them a local-memory cache and an in-memory broker (tests/unit_settings.py)."""
 
 import copy
 import os
@@ -14,16 +16,25 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from tests import factories
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="session", autouse=True)
-def redis_server_available():
-    """The suite runs against a real Redis (bin/test starts one and sets REDIS_URL)."""
+@pytest.fixture(scope="session")
+def redis_server():
+    """The real Redis of the integration tests (bin/test starts one and sets REDIS_URL)."""
     try:
         redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
     except redis.RedisError as exc:
         pytest.exit(f"Redis at {settings.REDIS_URL} is not reachable ({exc}); run the suite with bin/test", 2)
+
+
+@pytest.fixture(autouse=True)
+def redis_for_integration_tests(request):
+    """An integration test stops the session at once when Redis is not there; other tests never ask."""
+    if request.node.get_closest_marker("integration"):
+        request.getfixturevalue("redis_server")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -77,6 +88,13 @@ def clean_cache():
     yield
     cache.clear()
     forget_reused_pages()
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Hashing a password properly takes a good part of a second, and most tests sign a learner up;
+    no test is about the hasher (a production process in tests/test_security.py keeps the real one)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
@@ -208,15 +226,7 @@ def site_env(transactional_db):
 @pytest.fixture
 def learner(db):
     """A signed-up learner with a full name on their profile."""
-    from accounts.services import account_create
-
-    return account_create(
-        username="asha",
-        email="asha@example.com",
-        password="a-long-Passphrase-42",
-        full_name="Asha Verma",
-        language="en",
-    )
+    return factories.account()
 
 
 @pytest.fixture

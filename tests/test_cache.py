@@ -3,6 +3,8 @@
 import pytest
 from django.core.cache import cache
 
+pytestmark = pytest.mark.integration  # the backend's own commands, sent to the real Redis
+
 
 def test_incr_adds_to_an_existing_counter_and_refuses_a_missing_one():
     cache.set("counter", 5, 60)

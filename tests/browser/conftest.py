@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from tests import factories
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test body
 # are still synchronous and safe here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -137,111 +139,17 @@ def course_site(db, settings, tmp_path, fast_passwords):
     quizzes_sync()
 
 
-def correct_answer(attempt, number: int) -> dict[str, str | list[str]]:
-    """What a learner who knows the material posts for question `number` (positions as shown)."""
-    from quizzes.grading import correct_response
-    from quizzes.models import Question
-
-    question = Question.objects.get(pk=attempt.question_ids[number - 1])
-    shown = attempt.layout.get(str(question.pk), [])
-    if question.type == "numeric":
-        return {"value": repr(correct_response(question, attempt.drawn_for(question)))}
-    if question.type == "ordering":
-        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(question.options, start=1)}
-    positions = [str(shown.index(o["id"]) + 1) for o in question.options if o["correct"]]
-    return {"choice": positions}
-
-
-def wrong_answer(attempt, number: int) -> dict[str, str | list[str]]:
-    from quizzes.grading import correct_response
-    from quizzes.models import Question
-
-    question = Question.objects.get(pk=attempt.question_ids[number - 1])
-    shown = attempt.layout.get(str(question.pk), [])
-    if question.type == "numeric":
-        return {"value": repr(correct_response(question, attempt.drawn_for(question)) + 1000)}
-    if question.type == "ordering":
-        backwards = list(reversed(question.options))
-        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(backwards, start=1)}
-    return {"choice": [str(shown.index(next(o["id"] for o in question.options if not o["correct"])) + 1)]}
-
-
-def answer_through_services(attempt, number: int, data: dict) -> None:
-    from django.http import QueryDict
-
-    from quizzes.services import attempt_answer
-
-    post = QueryDict(mutable=True)
-    for key, value in data.items():
-        post.setlist(key, value if isinstance(value, list) else [value])
-    attempt_answer(attempt=attempt, number=number, data=post)
-
-
-def pass_exam(user, language: str = "en"):
-    """A finished, passed final exam of `user`, answered through the quiz services."""
-    from quizzes.models import Attempt, Quiz
-    from quizzes.services import attempt_finish, attempt_start
-
-    exam = Quiz.objects.get(slug="final-exam")
-    attempt = attempt_start(quiz=exam, user=user, owned=Attempt.objects.filter(user=user), language=language)
-    for number in range(1, attempt.total + 1):
-        answer_through_services(attempt, number, correct_answer(attempt, number))
-    return attempt_finish(attempt=attempt)
-
-
-def finished_run(user, config: dict, *, preset: str = "", index: int | None = None, loss: float = 2.0):
-    """A succeeded lab run stored directly, with a short loss curve (no worker needed)."""
-    from django.utils import timezone
-
-    from labs.models import LabRun
-    from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
-
-    run_config, errors = validate_config(config)
-    assert run_config is not None, errors
-    steps = run_config.steps
-    batch = run_config.effective_batch_size
-    curve = [
-        {"step": s, "loss": loss / s, "samples": batch * s, "seconds": 0.05 * s, "grad_norm": 1.0, "lr": 0.05}
-        for s in range(1, steps + 1)
-    ]
-    metrics = {
-        "final_loss": loss / steps,
-        "val_loss": loss / steps,
-        "val_accuracy": 0.5,
-        "samples_per_second": 900.0,
-        "wall_seconds": 0.05 * steps,
-        "peak_activation_bytes": 4096,
-        "grad_equivalence_error": 1e-7,
-    }
-    return LabRun.objects.create(
-        user=user,
-        preset=preset,
-        preset_index=index,
-        config=run_config.to_dict(),
-        fingerprint=config_fingerprint(run_config),
-        code_version=CODE_VERSION,
-        status=LabRun.Status.SUCCEEDED,
-        total_steps=steps,
-        done_steps=steps,
-        curve=curve,
-        metrics=metrics,
-        device="cpu",
-        torch_version="2",
-        finished_at=timezone.now(),
-    )
-
-
 @pytest.fixture
 def helpers():
-    """The module-level helpers above for test modules (conftest modules are not importable)."""
+    """The builders of tests/factories.py, by the names these tests know them."""
     from types import SimpleNamespace
 
     return SimpleNamespace(
-        correct_answer=correct_answer,
-        wrong_answer=wrong_answer,
-        answer=answer_through_services,
-        pass_exam=pass_exam,
-        finished_run=finished_run,
+        correct_answer=factories.correct_answer,
+        wrong_answer=factories.wrong_answer,
+        answer=factories.answer_through_services,
+        pass_exam=factories.exam_taken_and_passed,
+        finished_run=factories.finished_run,
     )
 
 
@@ -270,21 +178,22 @@ def main_pages(course_site, learner) -> MainPages:
     quiz = Quiz.objects.get(slug=GUIDE)
     owned = Attempt.objects.filter(user=learner)
     finished = attempt_start(quiz=quiz, user=learner, owned=owned, language="en")
-    answer_through_services(finished, 1, correct_answer(finished, 1))
-    answer_through_services(finished, 2, wrong_answer(finished, 2))
+    factories.answer_through_services(finished, 1, factories.correct_answer(finished, 1))
+    factories.answer_through_services(finished, 2, factories.wrong_answer(finished, 2))
     attempt_finish(attempt=finished)
     ongoing = attempt_start(quiz=quiz, user=learner, owned=owned, language="en")
-    answer_through_services(ongoing, 1, correct_answer(ongoing, 1))
-    answer_through_services(ongoing, 2, wrong_answer(ongoing, 2))  # the hint shows after a wrong answer
-    certificate = certificate_issue(attempt=pass_exam(learner), user=learner)
+    factories.answer_through_services(ongoing, 1, factories.correct_answer(ongoing, 1))
+    # the hint shows after a wrong answer
+    factories.answer_through_services(ongoing, 2, factories.wrong_answer(ongoing, 2))
+    certificate = certificate_issue(attempt=factories.exam_taken_and_passed(learner), user=learner)
 
     preset = preset_get("forgot-divide-sgd")
     preset_runs = [
-        finished_run(learner, config, preset=preset.slug, index=i, loss=2.0 + i)
+        factories.finished_run(learner, config, preset=preset.slug, index=i, loss=2.0 + i)
         for i, (_label, config) in enumerate(preset.configs())
     ]
     reference_sweep_submit(preset=preset)  # the site's reference (reusing those results): figures and preset page
-    own_run = finished_run(learner, {**preset.configs()[0][1], "steps": 5, "seed": 7})
+    own_run = factories.finished_run(learner, {**preset.configs()[0][1], "steps": 5, "seed": 7})
     compare = "&".join(f"run={run.share_ref}" for run in [*preset_runs, own_run])
     return MainPages(
         learner,

@@ -14,17 +14,13 @@ NEVER_ISSUED = "abcd efgh ijkl mnop qrst uvwx yz23 4567"
 
 @pytest.fixture
 def issued(settings, tmp_path, live_server, fast_passwords):
-    from accounts.services import account_create
     from certificates.services import certificate_issue
     from quizzes.models import Quiz
-    from tests.factories import passed_exam_attempt
+    from tests.factories import account, passed_exam_attempt
 
     settings.SITE_URL = live_server.url
     settings.CERT_KEY_DIR = tmp_path / "keys"
-    user = account_create(
-        username="asha", email="asha@example.com", password="a-long-Passphrase-42", full_name="Asha Verma",
-        language="en",
-    )  # fmt: skip
+    user = account()
     exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
     return certificate_issue(attempt=passed_exam_attempt(user, exam), user=user)
 

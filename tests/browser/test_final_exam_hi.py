@@ -43,8 +43,8 @@ def _question(i: int) -> dict:
 
 @pytest.fixture
 def exam(tmp_path, settings, live_server):
-    from accounts.services import account_create
     from quizzes.services import quizzes_sync
+    from tests.factories import account
 
     root = tmp_path / "content"
     (root / "final-exam").mkdir(parents=True)
@@ -53,7 +53,7 @@ def exam(tmp_path, settings, live_server):
     quizzes_sync(content_dir=root)
     settings.CERT_KEY_DIR = tmp_path / "keys"
     settings.SITE_URL = live_server.url  # so the link printed in the PDF leads back to this server
-    account_create(username="asha", email="asha@example.com", password=PASSWORD, full_name=NAME, language="hi")
+    account(full_name=NAME, password=PASSWORD, language="hi")
 
 
 def _answer(page, section, question, shown: list[str]) -> None:

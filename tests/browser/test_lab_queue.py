@@ -6,8 +6,7 @@ from playwright.sync_api import expect
 
 from labs import workers
 from labs.models import LabRun
-
-from .conftest import finished_run
+from tests.factories import finished_run
 
 pytestmark = pytest.mark.browser
 

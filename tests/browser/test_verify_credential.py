@@ -23,17 +23,13 @@ VERDICTS = ["valid", "revoked", "superseded", "tampered", "unknown-key", "unread
 @pytest.fixture
 def issue(settings, tmp_path, live_server, fast_passwords):
     """Issues a learner's certificate signed for the live server's address, as a learner would have it."""
-    from accounts.services import account_create
     from certificates.services import certificate_issue
     from quizzes.models import Quiz
-    from tests.factories import passed_exam_attempt
+    from tests.factories import account, passed_exam_attempt
 
     settings.SITE_URL = live_server.url
     settings.CERT_KEY_DIR = tmp_path / "keys"
-    user = account_create(
-        username="asha", email="asha@example.com", password="a-long-Passphrase-42", full_name="Asha Verma",
-        language="en",
-    )  # fmt: skip
+    user = account()
     exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
 
     def issue_one():

@@ -6,7 +6,6 @@ from django.urls import reverse
 # A passed exam is taken like a learner would, with the quiz tests' own fixtures (found by name).
 from tests.quizzes.conftest import (  # noqa: F401
     english_by_default,
-    fast_password_hashing,
     helpers,
     quiz_content,
     quizzes,

@@ -42,12 +42,9 @@ def verifier() -> Verifier:
 
 @pytest.fixture
 def asha(site, fast_password_hashing):
-    from accounts.services import account_create
+    from tests.factories import account
 
-    return account_create(
-        username="asha", email="asha@example.com", password="a-long-Passphrase-42", full_name="Asha Verma",
-        language="en",
-    )  # fmt: skip
+    return account()
 
 
 @pytest.fixture

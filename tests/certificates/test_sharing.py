@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.services import account_create
+from tests.factories import account
 
 pytestmark = pytest.mark.django_db
 
@@ -31,9 +31,7 @@ def test_a_visitor_sees_the_pdf_but_no_share_buttons(certificate):
 
 
 def test_another_signed_in_learner_sees_no_share_buttons(certificate):
-    other = account_create(
-        username="ravi", email="ravi@example.com", password="a long enough password 42", full_name="Ravi", language="en"
-    )
+    other = account("ravi", full_name="Ravi")
     client = Client()
     client.force_login(other)
     text = page(client, certificate)

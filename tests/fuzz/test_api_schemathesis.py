@@ -63,15 +63,9 @@ def site(db, settings, tmp_path):
 
 @pytest.fixture
 def learner_with_token(site):
-    from accounts.services import account_create
+    from tests.factories import account
 
-    user = account_create(
-        username="fuzzer",
-        email="fuzzer@example.com",
-        password="a-long-Passphrase-42",
-        full_name="Ada Fuzz",
-        language="en",
-    )
+    user = account("fuzzer", full_name="Ada Fuzz")
     _token, raw = ApiToken.issue(user=user, name="schemathesis")
     return user, raw
 

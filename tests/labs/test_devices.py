@@ -104,6 +104,7 @@ def test_a_digits_run_stored_before_sizes_existed_goes_to_every_worker():
     assert workers.queue_for(lab_config.DEFAULT_CONFIG) == "gpu"
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_cpu_worker_publishes_its_memory_and_takes_only_cpu_sizes():
     described = workers.describe_worker("cpu", 2)
     assert described["device_class"] == "cpu" and described["memory_bytes"] > 0
@@ -122,6 +123,7 @@ def test_a_gpu_takes_the_sizes_its_memory_holds():
 # ---------------------------------------------------------------- limits from the connected workers
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 @pytest.mark.parametrize("language", ["en", "hi", "fr"])
 def test_with_only_cpu_workers_the_form_refuses_a_gpu_size(language):
     publish_cpu_worker()
@@ -131,6 +133,7 @@ def test_with_only_cpu_workers_the_form_refuses_a_gpu_size(language):
         assert form.errors["size"] == [REFUSED[language]]
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 @pytest.mark.parametrize("language", ["en", "hi", "fr"])
 def test_with_only_cpu_workers_the_api_refuses_a_gpu_size_and_stores_nothing(client, token, language):
     publish_cpu_worker()
@@ -140,6 +143,7 @@ def test_with_only_cpu_workers_the_api_refuses_a_gpu_size_and_stores_nothing(cli
     assert LabRun.objects.count() == 0
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_steps_above_a_cpus_limit_are_refused_until_a_gpu_worker_is_connected(client, token, language):
     publish_cpu_worker()
@@ -162,6 +166,7 @@ def test_steps_above_a_cpus_limit_are_refused_until_a_gpu_worker_is_connected(cl
     ]
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
     client, token, broker, django_capture_on_commit_callbacks
 ):
@@ -180,6 +185,7 @@ def test_a_cuda_heartbeat_lets_a_gpu_run_through_to_the_cuda_queue(
     assert messages_for(broker, "gpu", run.pk) == []  # a CPU worker never sees it
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_tiny_run_goes_to_the_queue_every_worker_takes(client, token, broker, django_capture_on_commit_callbacks):
     publish_gpu_worker()
     with django_capture_on_commit_callbacks(execute=True):
@@ -191,6 +197,7 @@ def test_a_tiny_run_goes_to_the_queue_every_worker_takes(client, token, broker, 
     assert messages_for(broker, "cuda", run.pk) == []
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
     small = SIZES["small"]
     publish_gpu_worker(memory_bytes=small.state_bytes() + small.activation_bytes_per_sequence)
@@ -204,6 +211,7 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
         ]
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
     publish_gpu_worker()
     settings.LAB_DEVICE_CLASS = "cpu"
@@ -213,6 +221,7 @@ def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
     assert RunForm(post(size="medium", precision="tf32")).is_valid()
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_form_and_the_queue_api_say_which_sizes_are_accepted_now(client, db):
     publish_cpu_worker()
     assert "No GPU worker is connected now: only the tiny size can run." in str(RunForm().fields["size"].help_text)

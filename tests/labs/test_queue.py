@@ -67,6 +67,7 @@ def test_estimate_text_says_minutes():
     assert views.estimate_text(300) == "It should be done in about 5 minutes."
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_published_worker_is_connected_with_the_run_it_trains(make_run, learner, settings):
     settings.LAB_WORKER_TTL = 30
     workers.worker_publish(name="gpu-1@host", device="NVIDIA H200")
@@ -105,6 +106,7 @@ def test_a_queued_run_page_says_its_position_and_that_no_worker_is_connected(lea
     assert "No worker is connected right now: this run waits until one connects." in page
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_queued_run_page_gives_an_estimate_when_a_worker_is_connected(learner_client, make_run, learner, finished_in):
     finished_in(120)
     workers.worker_publish(name="w@host", device="cpu")
@@ -123,6 +125,7 @@ def test_the_queue_panel_is_translated(learner_client, make_run, learner):
     assert "Aucun worker n’est connecté" in french.replace("&#x27;", "’").replace("'", "’")
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner, finished_in):
     finished_in(90)
     workers.worker_publish(name="w@host", device="cpu")
@@ -132,6 +135,7 @@ def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner,
     assert body["queue"] == {"position": 2, "waiting": 2, "workers_connected": 1, "estimate_seconds": 180}
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_api_queue_lists_workers_and_the_waiting_count(client, make_run, learner):
     workers.worker_publish(name="w@host", device="NVIDIA H200")
     running = make_run(learner, status=LabRun.Status.RUNNING, worker="w@host")
@@ -187,6 +191,8 @@ def test_a_run_still_answers_while_redis_is_away(client, learner, make_run, sett
     """With the cache's Redis unreachable, a run's page and API answer; no worker can be shown."""
     run = make_run(learner)
     nobody_listens = "redis://127.0.0.1:1/0"  # port 1: refused at once
-    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": nobody_listens}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": nobody_listens}
+    }
     assert workers.connected_workers() == []
     assert selectors.run_queue(run)["workers_connected"] == 0

@@ -50,6 +50,7 @@ def unconsumed_queue():
     app.control.purge()
 
 
+@pytest.mark.integration  # reads the broker's lists in Redis
 def test_the_command_submits_one_site_owned_public_sweep_per_preset_at_low_priority(
     db, django_capture_on_commit_callbacks, unconsumed_queue
 ):

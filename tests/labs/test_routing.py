@@ -61,6 +61,7 @@ def test_each_size_goes_to_its_own_queue_and_a_tiny_run_to_every_worker():
     assert workers.queue_for(guides_lm) == "gpu"
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_worker_that_holds_the_run_leaves_it_to_its_claim(make_run, learner, broker):
     run = run_of_size(make_run, learner, "small")
     assert lab_run_pass_on(run_id=run.pk, worker=SMALL_GPU) is False
@@ -77,6 +78,7 @@ def test_a_run_no_longer_queued_is_left_to_the_claim_which_finds_nothing(make_ru
     assert LabRun.objects.get(pk=run.pk).status == "running"
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 @pytest.mark.parametrize(
     ("language", "reason"),
     [
@@ -102,6 +104,7 @@ def test_a_gpu_too_small_for_the_size_fails_the_run_when_no_connected_worker_hol
     assert messages_for(broker, "cuda.medium", run.pk) == []
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_gpu_too_small_for_the_size_sends_the_run_on_to_a_worker_that_holds_it(make_run, learner, broker):
     publish("small-gpu@host", SMALL_GPU)
     publish("big-gpu@host", BIG_GPU)
@@ -114,6 +117,7 @@ def test_a_gpu_too_small_for_the_size_sends_the_run_on_to_a_worker_that_holds_it
     assert message["timelimit"] == [settings.LAB_CUDA_HARD_TIME_LIMIT, settings.LAB_CUDA_SOFT_TIME_LIMIT]
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_cpu_worker_sends_a_gpu_run_to_the_queue_of_its_size(make_run, learner, broker):
     publish("cpu@host", CPU)
     publish("small-gpu@host", SMALL_GPU)
@@ -124,6 +128,7 @@ def test_a_cpu_worker_sends_a_gpu_run_to_the_queue_of_its_size(make_run, learner
     assert messages_for(broker, "gpu", run.pk) == []
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 @pytest.mark.parametrize("language", ["en", "hi", "fr"])
 def test_a_cpu_worker_fails_a_gpu_run_when_no_gpu_worker_is_connected(make_run, learner, broker, language):
     publish("cpu@host", CPU)
@@ -136,6 +141,7 @@ def test_a_cpu_worker_fails_a_gpu_run_when_no_gpu_worker_is_connected(make_run, 
     assert "GPU" in shown and (language == "en") == (shown == ERROR_NO_GPU_WORKER)
 
 
+@pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_cancel_asked_for_before_the_worker_looked_ends_the_run_cancelled(make_run, learner, broker):
     run = run_of_size(make_run, learner, "medium", cancel_requested=True)
     assert lab_run_pass_on(run_id=run.pk, worker=SMALL_GPU) is True

@@ -6,8 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from quizzes.models import Answer, Question
 from quizzes.services import quizzes_sync
-
-from .conftest import guide_quiz, write_quiz
+from tests.factories import guide_quiz, write_quiz
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

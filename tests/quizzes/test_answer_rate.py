@@ -35,6 +35,7 @@ def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizze
     )
 
 
+@pytest.mark.integration  # the count's connection to the real Redis
 def test_the_counting_connection_goes_back_to_the_pool_whatever_the_answer(
     client, quizzes, start_attempt, helpers, settings, one_redis_connection
 ):

@@ -8,8 +8,7 @@ from django.urls import reverse
 
 from quizzes.models import MissedQuestion, Question, Quiz
 from quizzes.spaced_review import mark_reviewed
-
-from .conftest import answer_url, correct_post, wrong_post
+from tests.factories import answer_url, correct_answer, wrong_answer
 
 MISSED_AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
@@ -23,8 +22,8 @@ def clock():
 
 def miss_first_question(client, start_attempt, slug="demo-guide") -> Question:
     attempt = start_attempt(client, slug)
-    assert client.post(answer_url(attempt, 1), wrong_post(attempt, 1)).status_code == 302
-    assert client.post(answer_url(attempt, 2), correct_post(attempt, 2)).status_code == 302
+    assert client.post(answer_url(attempt, 1), wrong_answer(attempt, 1)).status_code == 302
+    assert client.post(answer_url(attempt, 2), correct_answer(attempt, 2)).status_code == 302
     client.post(reverse("quizzes:finish", args=[slug, attempt.key]))
     return Question.objects.get(pk=attempt.question_ids[0])
 
@@ -72,7 +71,7 @@ def test_a_new_miss_starts_the_schedule_again(clock, learner_client, quizzes, st
     clock.move_to(MISSED_AT + timedelta(days=2))
     attempt = start_attempt(learner_client)
     number = attempt.question_ids.index(question.pk) + 1
-    response = learner_client.post(answer_url(attempt, number), wrong_post(attempt, number))
+    response = learner_client.post(answer_url(attempt, number), wrong_answer(attempt, number))
     assert response.status_code == 302
     missed = MissedQuestion.objects.get(question=question)
     assert (missed.reviews_done, missed.due_at) == (0, MISSED_AT + timedelta(days=3))  # 2 days + 1
@@ -108,12 +107,10 @@ def test_the_htmx_button_swaps_the_section(clock, learner_client, quizzes, start
 
 
 def test_a_learner_cannot_mark_anothers_question(clock, client, learner_client, quizzes, start_attempt):
-    from accounts.services import account_create
+    from tests.factories import account
 
     question = miss_first_question(learner_client, start_attempt)
-    other = account_create(
-        username="ravi", email="ravi@example.com", password="a-long-Passphrase-43", full_name="Ravi", language="en"
-    )
+    other = account("ravi", full_name="Ravi")
     client.force_login(other)
     clock.move_to(MISSED_AT + timedelta(days=1))
     assert review(client, question).status_code == 404
@@ -132,7 +129,7 @@ def test_a_card_links_the_objective_that_teaches_the_question(clock, learner_cli
     quiz = Quiz.objects.get(slug="what-is-gradient-accumulation")
     response = learner_client.post(reverse("quizzes:start", args=[quiz.slug]))
     attempt = quiz.attempts.get(key=response["Location"].rstrip("/").split("/")[-1])
-    learner_client.post(answer_url(attempt, 1), wrong_post(attempt, 1))
+    learner_client.post(answer_url(attempt, 1), wrong_answer(attempt, 1))
     question = Question.objects.get(pk=attempt.question_ids[0])
     clock.move_to(MISSED_AT + timedelta(days=1))
     html = learner_client.get(reverse("accounts:dashboard")).content.decode()
