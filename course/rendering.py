@@ -11,6 +11,7 @@ import nh3
 from .figures import markers_to_placeholders, without_placeholders
 from .glosses import Glosses, add_glosses, without_glosses
 from .highlighting import unwrap_plain_tokens
+from .markdown_text import CODE_CLASS, without_code_and_math
 from .typography import french_html, french_text
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
@@ -25,7 +26,7 @@ EXTENSIONS = [
     "pymdownx.arithmatex",
 ]
 EXTENSION_CONFIGS = {
-    "codehilite": {"guess_lang": False, "css_class": "codehilite"},
+    "codehilite": {"guess_lang": False, "css_class": CODE_CLASS},
     "pymdownx.arithmatex": {"generic": True},
     "toc": {"permalink": False},
 }
@@ -113,9 +114,7 @@ def _toc_entries(tokens: list[dict], typeset=None) -> list[dict]:
 def plain_text_of(rendered_html: str) -> str:
     """Readable text for search and narration: code blocks and formulas are left out."""
     rendered_html = without_glosses(rendered_html)  # a Hindi page's glosses are for reading, not saying
-    without_code = re.sub(r"<div class=\"[^\"]*codehilite[^\"]*\">.*?</div>", " ", rendered_html, flags=re.S)
-    without_math = re.sub(r"<(div|span) class=\"arithmatex\">.*?</\1>", " ", without_code, flags=re.S)
-    without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_math, flags=re.S)
+    without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_code_and_math(rendered_html), flags=re.S)
     text = re.sub(r"</(p|h2|h3|li|tr|div)>", ".\n", without_notes)
     text = html.unescape(nh3.clean(text, tags=set()))
     text = re.sub(r"\.(\s*\.)+", ".", text)
