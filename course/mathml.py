@@ -100,8 +100,9 @@ def to_mathml(tex: str, display: bool) -> str:
 
 
 def _settle_text(element: Element, tex: str) -> None:
-    """latex2mathml writes characters as references (&#x02211;) in the text it sets; the text
-    here is plain, and `tostring` escapes it."""
+    """Makes an element's text plain: latex2mathml writes characters as references (&#x02211;),
+    which `tostring` would escape again, and keeps \text's escapes. A command left as written
+    is an error: the reader would see TeX."""
     if element.text is None:
         return
     text = TEXT_ESCAPE_RE.sub(r"\1", element.text) if element.tag == "mtext" else element.text
