@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from .markdown_text import PROSE, classified_lines, code_blocks, prose_lines
+from .markdown_text import CODE, PROSE, Block, classified_lines, code_blocks, prose_lines
 from .narration import SUMMARY_SECONDS, spoken_seconds
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -300,6 +300,11 @@ def load_all_guides(content_dir: Path, languages: list[str]) -> dict[str, dict[s
 RUNNABLE_INFO_RE = re.compile(r"^\{\s*\.python\s+\.runnable\s*\}$")
 
 
+def is_runnable(block: Block) -> bool:
+    """A ``` { .python .runnable } block: the test suite executes it, a notebook makes it a code cell."""
+    return block.kind == CODE and bool(RUNNABLE_INFO_RE.match(block.info))
+
+
 def runnable_blocks(body: str) -> list[str]:
-    """The code of every ``` { .python .runnable } block, which the test suite executes."""
-    return [block.text for block in code_blocks(body) if RUNNABLE_INFO_RE.match(block.info)]
+    """The code of every runnable block, in order."""
+    return [block.text for block in code_blocks(body) if is_runnable(block)]
