@@ -17,7 +17,7 @@ FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MATH_DELIMITER = "$$"  # display math stands between two lines of their own (pymdownx.arithmatex)
 CODE_CLASS = "codehilite"  # the div around a rendered code block (the codehilite extension's)
 MATH_CLASS = "arithmatex"  # the span (inline) or div (display) around a rendered formula
-CODE_BLOCK_RE = re.compile(rf'<div class="[^"]*{CODE_CLASS}[^"]*">.*?</div>', re.S)
+CODE_BLOCK_RE = re.compile(rf'<div class="(?:[^"]* )?{CODE_CLASS}(?: [^"]*)?">.*?</div>', re.S)  # "runnable codehilite"
 FORMULA_RE = re.compile(rf'<(div|span) class="{MATH_CLASS}">.*?</\1>', re.S)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import markdown
 import nh3
 
-from . import markdown_text, mathml
+from . import highlighting, markdown_text, mathml
 from .figures import markers_to_placeholders, without_placeholders
 from .glosses import Glosses, add_glosses, without_glosses
 from .highlighting import unwrap_plain_tokens
@@ -84,7 +84,7 @@ WORDS_PER_MINUTE = 200
 # The renderer's own rules and libraries: when they change, every page is rendered again at the next
 # sync, not only those whose source changed (`rendered_hash`).
 RENDERER_FINGERPRINT = hashlib.sha256(
-    b"".join(Path(module.__file__).read_bytes() for module in (markdown_text, mathml))
+    b"".join(Path(module.__file__).read_bytes() for module in (markdown_text, mathml, highlighting))
     + Path(__file__).read_bytes()
     + " ".join(version(name) for name in ("Markdown", "pymdown-extensions", "latex2mathml", "nh3")).encode()
 ).hexdigest()[:16]
