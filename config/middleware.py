@@ -9,7 +9,8 @@ POLICY = "; ".join(
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
-        # KaTeX positions glyphs with style attributes; no style sheets or scripts are inlined.
+        # A guide table aligns its columns with style attributes (text-align only, rendering.py);
+        # no style sheets or scripts are inlined.
         "style-src-attr 'unsafe-inline'",
         "img-src 'self' data:",
         "font-src 'self'",

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import yaml
 
+from .markdown_text import CODE, PROSE, Block, classified_lines, code_blocks, prose_lines
 from .narration import SUMMARY_SECONDS, spoken_seconds
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 HEADING_RE = re.compile(r"^(#{2,3})\s+(.+?)\s*\{#([a-z0-9-]+)\}\s*$")
-FENCE_RE = re.compile(r"^(```|~~~)")
 REQUIRED_H2 = [
     "overview",
     "deep-dive",
@@ -94,13 +94,10 @@ def split_front_matter(text: str, path: Path) -> tuple[dict, str]:
 
 
 def parse_headings(body: str) -> list[Heading]:
-    """h2/h3 headings outside code fences; every one must carry an explicit {#id}."""
-    headings, in_fence = [], False
-    for line in body.splitlines():
-        if FENCE_RE.match(line.strip()):
-            in_fence = not in_fence
-            continue
-        if in_fence or not re.match(r"^#{2,3}\s", line):
+    """h2/h3 headings outside code and math blocks; every one must carry an explicit {#id}."""
+    headings = []
+    for line in prose_lines(body):
+        if not re.match(r"^#{2,3}\s", line):
             continue
         match = HEADING_RE.match(line)
         if not match:
@@ -174,11 +171,9 @@ def check_anatomy(source: GuideSource) -> None:
 
 def exercise_sections(body: str) -> dict[str, list[str]]:
     """Exercise id -> the lines under its heading, from the `## ... {#exercises}` section."""
-    sections, current, in_section, in_fence = {}, None, False, False
-    for line in body.splitlines():
-        if FENCE_RE.match(line.strip()):
-            in_fence = not in_fence
-        heading = None if in_fence else HEADING_RE.match(line)
+    sections, current, in_section = {}, None, False
+    for kind, line in classified_lines(body):
+        heading = HEADING_RE.match(line) if kind == PROSE else None
         if heading and len(heading.group(1)) == 2:
             in_section, current = heading.group(3) == EXERCISES_H2, None
         elif heading and in_section:
@@ -302,18 +297,14 @@ def load_all_guides(content_dir: Path, languages: list[str]) -> dict[str, dict[s
     return guides
 
 
-RUNNABLE_FENCE_RE = re.compile(r"^```\s*\{\s*\.python\s+\.runnable\s*\}\s*$")
+RUNNABLE_INFO_RE = re.compile(r"^\{\s*\.python\s+\.runnable\s*\}$")
+
+
+def is_runnable(block: Block) -> bool:
+    """A ``` { .python .runnable } block: the test suite executes it, a notebook makes it a code cell."""
+    return block.kind == CODE and bool(RUNNABLE_INFO_RE.match(block.info))
 
 
 def runnable_blocks(body: str) -> list[str]:
-    """The code of every ``` { .python .runnable } block, which the test suite executes."""
-    blocks, current = [], None
-    for line in body.splitlines():
-        if current is None and RUNNABLE_FENCE_RE.match(line.strip()):
-            current = []
-        elif current is not None and line.strip() == "```":
-            blocks.append("\n".join(current))
-            current = None
-        elif current is not None:
-            current.append(line)
-    return blocks
+    """The code of every runnable block, in order."""
+    return [block.text for block in code_blocks(body) if is_runnable(block)]

@@ -18,8 +18,9 @@ module never imports page_cache, which imports it).
 import re
 from typing import Protocol
 
+from .markdown_text import PROSE, classified_lines
+
 MARKER_RE = re.compile(r"^\{\{\s*figure:\s*([a-z0-9]+(?:-[a-z0-9]+)*)/([a-z0-9]+(?:-[a-z0-9]+)*)\s*\}\}\s*$")
-FENCE_RE = re.compile(r"^\s*(```|~~~)")
 # Survives the sanitizer (a div with class and title) and is replaced before anyone sees it.
 PLACEHOLDER = '<div class="guide-figure-slot" title="figure:{preset}/{name}"></div>'
 PLACEHOLDER_RE = re.compile(
@@ -49,18 +50,13 @@ def unregister_figure_provider(provider: FigureProvider) -> None:
 
 
 def figure_markers(source: str) -> list[tuple[str, str]]:
-    """(preset, name) of every figure marker in a Markdown body, outside code fences."""
+    """(preset, name) of every figure marker in a Markdown body, outside code and math blocks."""
     return [match.groups() for match in _marker_lines(source) if match]
 
 
 def _marker_lines(source: str):
-    in_fence = False
-    for line in source.splitlines():
-        if FENCE_RE.match(line):
-            in_fence = not in_fence
-            yield None
-        else:
-            yield None if in_fence else MARKER_RE.match(line)
+    for kind, line in classified_lines(source):
+        yield MARKER_RE.match(line) if kind == PROSE else None
 
 
 def markers_to_placeholders(source: str) -> str:

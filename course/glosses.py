@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from .markdown_text import CODE_CLASS, MATH_CLASS
+
 GLOSS_CLASS = "gloss"
 # A no-break space keeps the gloss on the term's line (the sanitizer writes it as &nbsp;).
 GLOSS_HTML = '{term}&nbsp;<span class="' + GLOSS_CLASS + '">({gloss})</span>'
@@ -26,7 +28,7 @@ VOID_TAGS = {"br", "hr", "img", "input", "wbr", "col", "source", "meta", "link"}
 # Elements whose text is not prose a gloss belongs in (a table's cells are too terse for one: the
 # learner meets the term again in the running text).
 SKIPPED_TAGS = {"code", "pre", "kbd", "samp", "a", "h1", "h2", "h3", "h4", "h5", "h6", "table", "th", "summary", "sup"}
-SKIPPED_CLASSES = {"arithmatex", "codehilite", "guide-figure-slot"}
+SKIPPED_CLASSES = {MATH_CLASS, CODE_CLASS, "guide-figure-slot"}
 # Quoted text is a title or someone's words ("An Empirical Model of Large-Batch Training"): left as
 # written. A quote may span inline tags, so it is followed across text until its block ends.
 QUOTE_RE = re.compile('["\u201c\u201d]')

@@ -10,6 +10,8 @@ compares the two).
 
 import re
 
+from .markdown_text import CODE_BLOCK_RE
+
 STYLED_CLASSES = frozenset(
     {
         "k",
@@ -35,7 +37,6 @@ STYLED_CLASSES = frozenset(
         "ow",
     }
 )
-_CODE_BLOCK = re.compile(r'<div class="(?:[^"]* )?codehilite(?: [^"]*)?">.*?</div>', re.S)  # e.g. "runnable codehilite"
 # A Pygments token: its text is already escaped, so it holds no "<".
 _TOKEN = re.compile(r'<span class="([a-z0-9]+)">([^<]*)</span>')
 _EMPTY_SPAN = "<span></span>"  # Pygments' empty anchor before each block's code
@@ -54,4 +55,4 @@ def _plain_tokens(block: re.Match) -> str:
 
 def unwrap_plain_tokens(rendered_html: str) -> str:
     """Highlighted code blocks keep a <span> only around tokens site.css colours."""
-    return _CODE_BLOCK.sub(_plain_tokens, rendered_html)
+    return CODE_BLOCK_RE.sub(_plain_tokens, rendered_html)

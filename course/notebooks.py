@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .content import RUNNABLE_FENCE_RE
+from .content import is_runnable
+from .markdown_text import blocks
 from .models import GuidePage
 from .versions import tested_with_text
 
@@ -59,18 +60,13 @@ def _intro(page: GuidePage, url: str) -> str:
 def _segments(markdown: str) -> list[tuple[str, str]]:
     """[("markdown", text) or ("code", code)] in page order: runnable fences become code, every other
     line (other fences included, shown as code in Markdown) stays prose."""
-    segments, prose, code = [], [], None
-    for line in markdown.splitlines():
-        if code is None and RUNNABLE_FENCE_RE.match(line.strip()):
-            segments.append(("markdown", "\n".join(prose)))
-            prose, code = [], []
-        elif code is not None and line.strip() == "```":
-            segments.append(("code", "\n".join(code).strip("\n")))
-            code = None
-        elif code is not None:
-            code.append(line)
+    segments, prose = [], []
+    for block in blocks(markdown):
+        if is_runnable(block):
+            segments += [("markdown", "\n".join(prose)), ("code", block.text.strip("\n"))]
+            prose = []
         else:
-            prose.append(line)
+            prose.extend(block.lines)
     segments.append(("markdown", "\n".join(prose)))
     return segments
 

@@ -1,16 +1,21 @@
-"""Markdown to safe HTML. Rendered once when content is synced, never per request."""
+"""Markdown to safe HTML, its formulas set in MathML. Rendered once when content is synced, never per request."""
 
+import hashlib
 import html
 import math
 import re
 from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
 
 import markdown
 import nh3
 
+from . import highlighting, markdown_text, mathml
 from .figures import markers_to_placeholders, without_placeholders
 from .glosses import Glosses, add_glosses, without_glosses
 from .highlighting import unwrap_plain_tokens
+from .markdown_text import CODE_CLASS, without_code_and_math
 from .typography import french_html, french_text
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
@@ -25,7 +30,7 @@ EXTENSIONS = [
     "pymdownx.arithmatex",
 ]
 EXTENSION_CONFIGS = {
-    "codehilite": {"guess_lang": False, "css_class": "codehilite"},
+    "codehilite": {"guess_lang": False, "css_class": CODE_CLASS},
     "pymdownx.arithmatex": {"generic": True},
     "toc": {"permalink": False},
 }
@@ -76,6 +81,13 @@ ALLOWED_ATTRIBUTES = {
     "ol": {"start"},
 }
 WORDS_PER_MINUTE = 200
+# The renderer's own rules and libraries: when they change, every page is rendered again at the next
+# sync, not only those whose source changed (`rendered_hash`).
+RENDERER_FINGERPRINT = hashlib.sha256(
+    b"".join(Path(module.__file__).read_bytes() for module in (markdown_text, mathml, highlighting))
+    + Path(__file__).read_bytes()
+    + " ".join(version(name) for name in ("Markdown", "pymdown-extensions", "latex2mathml", "nh3")).encode()
+).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,12 @@ class RenderedGuide:
     plain_text: str
     word_count: int
     reading_minutes: int
+    formula_errors: tuple[str, ...] = ()  # formulas left as TeX: MathML could not be made of them
+
+
+def rendered_hash(source_hash: str) -> str:
+    """The hash a rendered page is stored under: its source's and the renderer's."""
+    return hashlib.sha256(f"{source_hash}\n{RENDERER_FINGERPRINT}".encode()).hexdigest()
 
 
 def sanitize(fragment: str) -> str:
@@ -113,9 +131,7 @@ def _toc_entries(tokens: list[dict], typeset=None) -> list[dict]:
 def plain_text_of(rendered_html: str) -> str:
     """Readable text for search and narration: code blocks and formulas are left out."""
     rendered_html = without_glosses(rendered_html)  # a Hindi page's glosses are for reading, not saying
-    without_code = re.sub(r"<div class=\"[^\"]*codehilite[^\"]*\">.*?</div>", " ", rendered_html, flags=re.S)
-    without_math = re.sub(r"<(div|span) class=\"arithmatex\">.*?</\1>", " ", without_code, flags=re.S)
-    without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_math, flags=re.S)
+    without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_code_and_math(rendered_html), flags=re.S)
     text = re.sub(r"</(p|h2|h3|li|tr|div)>", ".\n", without_notes)
     text = html.unescape(nh3.clean(text, tags=set()))
     text = re.sub(r"\.(\s*\.)+", ".", text)
@@ -137,7 +153,8 @@ def render_markdown(source: str, glosses: Glosses | None = None, language: str =
         converted = add_glosses(converted, glosses)
     if language == "fr":
         converted = french_html(converted)
-    body = sanitize(converted)
+    # Formulas last: the sanitizer lets no MathML through but what course/mathml.py makes of TeX.
+    body, formula_errors = mathml.typeset_formulas(sanitize(converted))
     text = plain_text_of(without_placeholders(body))
     words = count_words(text)
     return RenderedGuide(
@@ -146,4 +163,5 @@ def render_markdown(source: str, glosses: Glosses | None = None, language: str =
         plain_text=text,
         word_count=words,
         reading_minutes=max(1, math.ceil(words / WORDS_PER_MINUTE)),
+        formula_errors=tuple(formula_errors),
     )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .content import FENCE_RE, exercise_sections, runnable_blocks
+from .content import exercise_sections, runnable_blocks
+from .markdown_text import code_blocks
 from .models import GuidePage
 from .rendering import WORDS_PER_MINUTE
 
@@ -37,13 +38,7 @@ class StudyTime:
 
 def code_lines(body_markdown: str) -> int:
     """Lines inside fenced code blocks (code and text diagrams), fences excluded."""
-    count, in_fence = 0, False
-    for line in body_markdown.splitlines():
-        if FENCE_RE.match(line.strip()):
-            in_fence = not in_fence
-        elif in_fence:
-            count += 1
-    return count
+    return sum(len(block.body) for block in code_blocks(body_markdown))
 
 
 def study_time(*, word_count: int, body_markdown: str) -> StudyTime:

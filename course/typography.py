@@ -23,6 +23,8 @@ import html
 import re
 from pathlib import Path
 
+from .markdown_text import CODE_CLASS, MATH_CLASS
+
 NBSP = "\u00a0"  # espace insécable: before a colon, inside guillemets
 NNBSP = "\u202f"  # espace fine insécable: before ; ! ?, between digit groups, before %
 _SPACE = "[ \t\r\n\u00a0\u202f]"
@@ -45,7 +47,7 @@ PERCENT_RE = re.compile(r"(?<=\d)[ \u00a0\u202f]?%")
 TAG_RE = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
 CLASS_RE = re.compile(r"""\bclass\s*=\s*["']([^"']*)["']""")
 CODE_TAGS = {"code", "pre", "kbd", "samp", "var", "script", "style", "math", "svg", "textarea"}
-CODE_CLASSES = {"arithmatex", "codehilite", "guide-figure-slot"}
+CODE_CLASSES = {MATH_CLASS, CODE_CLASS, "guide-figure-slot"}
 # Plain text (quiz texts, front matter): `code` spans are code.
 CODE_SPAN_RE = re.compile(r"`[^`]*`")
 

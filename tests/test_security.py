@@ -57,7 +57,7 @@ def test_every_response_carries_the_security_headers(client, synced_content):
         assert csp["default-src"] == ["'self'"]
         assert csp["script-src"] == ["'self'"], path  # no inline script, no eval, no other origin
         assert csp["style-src"] == ["'self'"], path  # style sheets: ours only
-        assert csp["style-src-attr"] == ["'unsafe-inline'"]  # style="" attributes only (KaTeX)
+        assert csp["style-src-attr"] == ["'unsafe-inline'"]  # style="" attributes only (table column alignment)
         assert csp["object-src"] == ["'none'"] and csp["base-uri"] == ["'self'"] and csp["form-action"] == ["'self'"]
         assert csp["frame-ancestors"] == ["'none'"]
         assert not any("'unsafe-eval'" in sources or "*" in sources for sources in csp.values())

@@ -2,17 +2,6 @@
 (function () {
   "use strict";
 
-  function renderMath(root) {
-    if (!window.renderMathInElement) return;
-    window.renderMathInElement(root, {
-      delimiters: [
-        { left: "\\[", right: "\\]", display: true },
-        { left: "\\(", right: "\\)", display: false },
-      ],
-      throwOnError: false,
-    });
-  }
-
   // Narration: play the generated audio file; without one, the browser speaks the guide text.
   function setupSpeechFallback(root) {
     root.querySelectorAll("[data-speech-fallback]").forEach(function (button) {
@@ -135,7 +124,6 @@
 
   function enhance(root) {
     openWhereWide(root);
-    renderMath(root);
     makeScrollersFocusable(root);
     setupSpeechFallback(root);
     setupCopyButtons(root);

@@ -15,6 +15,7 @@ import yaml
 from django.conf import settings
 
 from course.content import guide_folders, load_guide_file
+from course.markdown_text import prose_lines
 from quizzes.content import quiz_files
 
 CONTENT_DIR = Path(settings.BASE_DIR) / "content"
@@ -24,7 +25,6 @@ LANGUAGES = ("en", "hi", "fr")
 DEVANAGARI = "\u0900-\u097f"
 NUKTA = "\u093c"
 PRECOMPOSED_NUKTA_RE = re.compile("[\u0958-\u095f]")
-FENCED_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
 MATH_RE = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
 HEADING_ID_RE = re.compile(r"\{#[a-z0-9-]+\}")
@@ -35,7 +35,8 @@ PO_LINE_RE = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) (".*"
 
 
 def prose(text: str, lang: str) -> str:
-    for pattern in (FENCED_RE, CODE_SPAN_RE, MATH_RE, HEADING_ID_RE, FRONT_MATTER_KEY_RE):
+    text = "\n".join(prose_lines(text))  # without fenced code and display math, read as the course reads them
+    for pattern in (CODE_SPAN_RE, MATH_RE, HEADING_ID_RE, FRONT_MATTER_KEY_RE):
         text = pattern.sub(" ", text)
     for phrase in GLOSSARY["allowed"].get(lang, []):
         text = text.replace(phrase, " ")
