@@ -250,6 +250,17 @@ LONGEST_FOLDERS = ("faults", "bench", "training")
 LONGEST_FILES = ("test_notebooks.py",)  # every guide's notebook executed, in three languages
 
 
+# Tests that train models or execute guide code, notebooks, speech synthesis or benchmarks: marked
+# `slow` as they are collected, so `make unit` (bin/unit) can leave them out; `make test` runs them.
+SLOW_FOLDERS = ("faults", "bench", "training", "fuzz")
+SLOW_FILES = ("test_notebooks.py", "test_runnable_code.py", "test_claims.py", "test_execution.py", "test_narration.py")
+
+
+def pytest_itemcollected(item):
+    if item.path.parent.name in SLOW_FOLDERS or item.path.name in SLOW_FILES:
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-django's ordering, whose order within each group it keeps
 def pytest_collection_modifyitems(config, items):
     """The longest files first (bin/test hands whole files to two processes in this order): the short
