@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from labs.training.config import RunConfig, config_fingerprint, validate_config
-from labs.training.data_parallel import DataParallelError, run_data_parallel
-from labs.training.loop import run_experiment
+from labs.training.data_parallel import DataParallelError
+from labs.training.loop import run_data_parallel, run_experiment
 
 BASE = {
     "task": "digits-mlp",
