@@ -64,7 +64,7 @@ def counting_allreduce_hook(stats, bucket):
 
 
 def run_ranks(
-    train: Callable, config: Any, options: dict[str, Any], *, device, on_progress, should_stop, timeout_seconds, fault
+    train: Callable, config: Any, options: dict, device, on_progress, should_stop, timeout_seconds: float, fault
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
     """``train(config, device, rank=r, on_progress=..., should_stop=..., **options)`` in each of
     config.processes ranks. Returns rank 0's RunResult as a dict, and its model's state (None unless
@@ -145,65 +145,55 @@ def _free_port() -> int:
 
 
 def _supervise(processes, messages, stop, on_progress, should_stop, timeout) -> tuple[dict, dict | None]:
-    world, heard = len(processes), time.monotonic()
+    heard = time.monotonic()
     while True:
         if should_stop is not None and not stop.is_set() and should_stop():
             stop.set()  # rank 0 reads it before the next window and tells the others
         try:
             message = messages.get(timeout=_POLL_SECONDS)
         except queue.Empty:
-            _check_alive(processes, messages)
+            codes = [process.exitcode for process in processes]
+            if any(code not in (None, 0) for code in codes) or all(code == 0 for code in codes):
+                raise _failure(processes, messages) from None
             if time.monotonic() - heard > timeout:
                 raise DataParallelError(
-                    f"No process of {world} reported progress for {timeout:.0f} s: one of them is stuck."
+                    f"No process of {len(processes)} reported progress for {timeout:.0f} s: one of them is stuck."
                 ) from None
             continue
         heard = time.monotonic()
         if message[0] == "progress" and on_progress is not None:
             on_progress(*message[1:])
         elif message[0] == "error":
-            _raise_reported(message, processes)
+            raise _failure(processes, messages, message)
         elif message[0] == "result":
             state = torch.load(io.BytesIO(message[2]), weights_only=True) if message[2] is not None else None
             return message[1], state
 
 
-def _raise_reported(message: tuple, processes: list) -> None:
-    _check_died(processes)  # a peer that died is the cause; this rank only lost it
-    raise DataParallelError(f"Process {message[1]} of {len(processes)} failed: {message[2]}")
-
-
-def _check_alive(processes: list, messages) -> None:
-    world = len(processes)
-    ranks = sorted(enumerate(processes), key=lambda pair: pair[1].exitcode == _ABORTED)  # a cause first
-    for rank, process in ranks:
-        if process.exitcode not in (None, 0):
-            # A rank that reports flushes its reason before it exits, so a reason it sent is in the
-            # pipe by now, even if the poll just before missed it: the reason beats the exit code.
-            with contextlib.suppress(queue.Empty):
-                while True:
-                    message = messages.get_nowait()
-                    if message[0] == "error":
-                        _raise_reported(message, processes)
-            raise DataParallelError(
-                f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
-            )
-    if all(process.exitcode == 0 for process in processes):
-        raise DataParallelError(f"All {world} processes ended without reporting a result.")
-
-
-def _check_died(processes: list) -> None:
-    """Raises for a process that ended without reporting (exit codes other than ours, 1, and gloo's
-    abort), after a short wait: when a rank dies, its peers' collectives fail a moment later."""
-    deadline = time.monotonic() + 1.0
+def _failure(processes: list, messages, reported: tuple | None = None) -> DataParallelError:
+    """Why the run failed, the cause before its consequences: a rank that ended on its own (an exit
+    code other than ours, 1, and gloo's abort; its peers' collectives fail a moment later, so it is
+    waited for a second), then the first reason a rank sent, then any rank that ended early."""
+    world, deadline = len(processes), time.monotonic() + 1.0
     while time.monotonic() < deadline:
         for rank, process in enumerate(processes):
             if process.exitcode not in (None, 0, 1, _ABORTED):
-                raise DataParallelError(
-                    f"Process {rank} of {len(processes)} ended with exit code {process.exitcode} before the run "
-                    "finished."
+                return DataParallelError(
+                    f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
                 )
         time.sleep(0.05)
+    with contextlib.suppress(queue.Empty):  # a rank flushes its reason before it exits: it is in the pipe
+        while reported is None:
+            message = messages.get_nowait()
+            reported = message if message[0] == "error" else None
+    if reported is not None:
+        return DataParallelError(f"Process {reported[1]} of {world} failed: {reported[2]}")
+    for rank, process in sorted(enumerate(processes), key=lambda pair: pair[1].exitcode == _ABORTED):
+        if process.exitcode not in (None, 0):
+            return DataParallelError(
+                f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
+            )
+    return DataParallelError(f"All {world} processes ended without reporting a result.")
 
 
 # ---------------------------------------------------------------- rank side

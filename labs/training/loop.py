@@ -1,44 +1,37 @@
 """The lab's training loop: gradient accumulation in one function, train(), read top to bottom.
 
-One optimizer step ("window") = N micro-batches:
-  zero gradients once (set_to_none) -> N x (forward, divided backward) ->
-  gradient norm (recorded before clipping) -> optional clipping -> one step.
+One optimizer step ("window") = N micro-batches: zero gradients once (set_to_none) -> N x (forward,
+divided backward) -> gradient norm (recorded before clipping) -> optional clipping -> one step.
 
-Loss scalings (what each micro-batch backpropagates):
-- "mean": its summed loss / the whole window's sample (digits) or non-padding token (tiny-lm,
-  guides-lm) count: exactly the large-batch gradient.
-- "sum": its own mean loss, not divided by N: N times too large (classic mistake).
-- "mean_of_micro_means": its own mean / N: the pre-fix Transformers behaviour; the same as "mean"
+What each micro-batch's summed loss is divided by (loss_scaling):
+- "mean": the whole window's sample (digits) or non-padding token count: the large-batch gradient.
+- "sum": its own count, never divided by N: N times too large (classic mistake).
+- "mean_of_micro_means": its own count × N: the pre-fix Transformers behaviour; the same as "mean"
   when every micro-batch holds the same number of items.
-- "mean_of_rank_means" (processes > 1): each rank divides by its own count (classic mistake).
+- "mean_of_rank_means" (processes > 1): its rank's share of the window (classic mistake).
 The logged loss is always the real mean loss over the window, whatever the scaling.
 
-Precision: fp32 is exact float32, TF32 off for matmuls and cuDNN (recent GPUs would otherwise use
-it, and the ~1e-7 gradient-equivalence error the guides promise would not be what is measured);
-tf32 allows it (CUDA only). The switches are process-wide: set for the run, restored after. bf16
-and fp16 run each forward under autocast; the loss is summed in float32, and the parameters, their
-gradients and the optimizer state stay float32. fp16 turns the GradScaler on: every micro-batch's
-divided loss is scaled before backward; once per window unscale_ (the norm and clipping see true
-gradients), step (skipped on inf or NaN) and update. Autocast's 16-bit weight copies, kept for
-backward, count as activation memory: the run really spends them per micro-batch.
+Precision: fp32 is exact float32 with TF32 off for matmuls and cuDNN (recent GPUs would use it, and
+the ~1e-7 gradient-equivalence error the guides promise would not be what is measured); tf32 allows
+it (CUDA only). bf16 and fp16 run each forward under autocast; the loss is summed in float32, and the
+parameters, gradients and optimizer state stay float32. fp16 turns the GradScaler on: each divided
+loss is scaled before backward; once per window unscale_ (the norm and clipping see true gradients),
+step (skipped on inf or NaN) and update. Autocast's 16-bit weight copies count as activations.
 
-Data parallel (processes = G > 1; data_parallel.py runs the processes): each window is split into G
-contiguous shares, one per rank, each accumulating N micro-batches under DistributedDataParallel.
-DDP averages the ranks' gradients, so every divisor is G times smaller and the all-reduced gradient
-is one process's. "mean" divides by the whole window's count, summed over the ranks by a small
-all-reduce before each window that also carries rank 0's stop. sync "no_sync" skips the gradient
-all-reduce on all but the window's last micro-batch (DDP's no_sync()); "every_micro" all-reduces
-after each. A comm hook counts DDP's all-reduces; rank 0 reports the run.
+Data parallel (processes = G; data_parallel.py runs the processes): each window is split into G
+contiguous shares, one per rank, under DistributedDataParallel. DDP averages the ranks' gradients, so
+every divisor is G times smaller; "mean"'s count is the whole window's, summed over the ranks by a
+small all-reduce before each window that also carries rank 0's stop. sync "no_sync" skips DDP's
+gradient all-reduce on all but the window's last micro-batch; "every_micro" does one each.
 
-Curve points, one per optimizer step: {step, loss, grad_norm (before clipping), lr, samples, tokens
-(sequence tasks, else None), seconds}, plus {skipped, loss_scale} with fp16. Validation points
-{step, loss, accuracy} every max(1, steps // 10) steps and after the last. Window 0 is measured:
-each micro-batch's activation memory, and the accumulated gradient against the full-batch one.
+Curve points, one per step: {step, loss, grad_norm, lr, samples, tokens (sequences, else None),
+seconds}, plus {skipped, loss_scale} with fp16. Validation {step, loss, accuracy} every
+max(1, steps // 10) steps and after the last. Window 0 is measured: each micro-batch's activation
+memory, and the accumulated gradient against the full-batch one.
 
-should_stop() is checked before every step: True ends the run "cancelled" with the steps done so far
-(no final validation); a non-finite loss ends it "diverged" (its point has loss None); otherwise it
-is "finished". The seed fixes initialization and data order (independent of N, so N = 1 and N = 4
-see the same windows): on the CPU the same curve bit for bit; on CUDA the last bits may differ.
+should_stop() is checked before every step: True ends the run "cancelled" (no final validation); a
+non-finite loss ends it "diverged" (its point has loss None); otherwise it is "finished". The seed
+fixes initialization and data order (not N): on the CPU the same curve bit for bit.
 """
 
 from __future__ import annotations
@@ -78,67 +71,37 @@ def run_experiment(
     should_stop: Callable[[], bool] | None = None,
     keep_model: bool = False,
     text_dir: Any = None,
+    timeout_seconds: float = data_parallel.DEFAULT_TIMEOUT_SECONDS,
+    fault: tuple[int, int, str] | None = None,
 ) -> RunResult:
     """Train ``config`` and report the curve and metrics (see the module docstring).
 
     ``device`` defaults to CUDA when available. ``on_progress(point, done, total)`` is called after
-    every optimizer step; throttle expensive work in the caller. ``text_dir``: guides-lm's guides.
+    every step; throttle expensive work in the caller. ``text_dir``: guides-lm's guides. With
+    processes > 1: ``timeout_seconds`` for a silent rank, and ``fault`` for tests (data_parallel.run_ranks).
     """
-    if config.processes > 1:
-        return run_data_parallel(
-            config,
-            device=device,
-            dtype=dtype,
-            on_progress=on_progress,
-            should_stop=should_stop,
-            keep_model=keep_model,
-            text_dir=text_dir,
+    options = {"dtype": dtype, "keep_model": keep_model, "text_dir": text_dir}
+    if config.processes > 1:  # train() in each rank; rank 0's result comes back
+        values, state = data_parallel.run_ranks(
+            train, config, options, device, on_progress, should_stop, timeout_seconds, fault
         )
-    dev = torch.device(device) if device is not None else torch.device(device_class())
+        model = None
+        if state is not None:
+            model = build_model(config.task, config.norm, config.size).to(dtype=dtype)
+            model.load_state_dict(state)
+        return RunResult(**values, model=model)
+    dev = torch.device(device or device_class())
     field = needs_gpu(config)
     if field is not None and dev.type != "cuda":
         raise ValueError(Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}"))
-    return train(
-        config, dev, dtype, on_progress=on_progress, should_stop=should_stop, keep_model=keep_model, text_dir=text_dir
-    )
-
-
-def run_data_parallel(
-    config: RunConfig,
-    *,
-    device: str | torch.device | None = None,
-    dtype: torch.dtype = torch.float32,
-    on_progress: ProgressCallback | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    keep_model: bool = False,
-    text_dir: Any = None,
-    timeout_seconds: float = data_parallel.DEFAULT_TIMEOUT_SECONDS,
-    fault: tuple[int, int, str] | None = None,
-) -> RunResult:
-    """train() in ``config.processes`` processes (data_parallel.run_ranks); the contract of run_experiment.
-    ``fault``, for tests only: (rank, step, "raise" | "exit" | "hang") fails or blocks that rank there."""
-    values, state = data_parallel.run_ranks(
-        train,
-        config,
-        {"dtype": dtype, "keep_model": keep_model, "text_dir": text_dir},
-        device=device,
-        on_progress=on_progress,
-        should_stop=should_stop,
-        timeout_seconds=timeout_seconds,
-        fault=fault,
-    )
-    model = None
-    if state is not None:
-        model = build_model(config.task, config.norm, config.size).to(dtype=dtype)
-        model.load_state_dict(state)
-    return RunResult(**values, model=model)
+    return train(config, dev, on_progress=on_progress, should_stop=should_stop, **options)
 
 
 def train(
     config: RunConfig,
     device: torch.device,
-    dtype: torch.dtype = torch.float32,
     *,
+    dtype: torch.dtype = torch.float32,
     rank: int = 0,
     on_progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -160,14 +123,15 @@ def train(
     feed = Feed(data, config, device, dtype, rank)
     val_chunks, val_count = validation_batches(data, device, dtype)
     half = AUTOCAST_DTYPES.get(config.precision)
-    autocast = torch.autocast(device.type, dtype=half) if half else contextlib.nullcontext()
+    nothing = contextlib.nullcontext()  # made once: the hot path pays no context it does not need
+    autocast = torch.autocast(device.type, dtype=half) if half else nothing
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     scale = scaler.get_scale()
 
     def forward(module: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         with autocast:
             logits = module(x)
-        return loss_sum(logits.to(dtype), y)  # summed over many tokens in the run's dtype (float32 under autocast)
+        return loss_sum(logits.float() if half else logits, y)  # under autocast, summed in float32
 
     curve: list[dict[str, Any]] = []
     validation: list[dict[str, Any]] = []
@@ -177,8 +141,8 @@ def train(
         start = time.perf_counter()
         for step in range(config.steps):
             stop = should_stop is not None and should_stop()
-            if world > 1:
-                stop = _agree(feed, step, stop, device)
+            if world > 1:  # one small all-reduce: rank 0's stop, and the window's count over all ranks
+                stop, feed.window_count[step] = _all_reduce([stop, feed.local_count[step]], device)
             if stop:
                 status = "cancelled"
                 break
@@ -197,14 +161,13 @@ def train(
             total, divisors = None, _divisors(config, feed, step)
             for j, (x, y) in enumerate(batches):
                 skip_sync = world > 1 and config.sync == "no_sync" and j < config.accumulation_steps - 1
-                with net.no_sync() if skip_sync else contextlib.nullcontext():
-                    with meter.track() if step == 0 else contextlib.nullcontext():
-                        summed = forward(net, x, y)
-                        scaler.scale(summed / divisors[j]).backward()
+                with net.no_sync() if skip_sync else nothing, meter.track() if step == 0 else nothing:
+                    summed = forward(net, x, y)
+                    scaler.scale(summed / divisors[j]).backward()
                 total = summed.detach() if total is None else total + summed.detach()
             if step == 0:
                 if world > 1:  # the run's peak is the largest rank's: what one process of it needs
-                    meter.peak = int(_all_reduce(float(meter.peak), device, dist.ReduceOp.MAX))
+                    meter.peak = _all_reduce([meter.peak], device, dist.ReduceOp.MAX)[0]
                 if reference is not None:
                     grad_error = relative_grad_difference((p.grad for p in params), reference)
             scaler.unscale_(optimizer)  # fp16, once per window: the norm and clipping see true gradients
@@ -349,19 +312,10 @@ def _divisors(config: RunConfig, feed: Feed, step: int) -> list[float]:
     return divisors if g == 1 else [divisor / g for divisor in divisors]
 
 
-def _agree(feed: Feed, step: int, stop: bool, device: torch.device) -> bool:
-    """Before each window, one small all-reduce: rank 0's stop and the window's count over all ranks."""
-    shared = torch.tensor([float(stop), float(feed.local_count[step])], dtype=torch.float64, device=device)
-    dist.all_reduce(shared)
-    stops, count = shared.tolist()
-    feed.window_count[step] = int(count)
-    return stops > 0
-
-
-def _all_reduce(value: float, device: torch.device, op: dist.ReduceOp.RedOpType) -> float:
-    shared = torch.tensor([value], dtype=torch.float64, device=device)
+def _all_reduce(values: list, device: torch.device, op: Any = dist.ReduceOp.SUM) -> list[int]:
+    shared = torch.tensor(values, dtype=torch.float64, device=device)
     dist.all_reduce(shared, op=op)
-    return shared.item()
+    return [int(value) for value in shared.tolist()]
 
 
 def _full_batch_gradients(model: nn.Module, feed: Feed, forward: Callable, scaler: Any) -> list[torch.Tensor | None]:
