@@ -26,9 +26,8 @@ from torch import nn
 
 from labs.training.config import RunConfig
 from labs.training.data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
-from labs.training.loop import loss_sum, make_optimizer, validation_batches
+from labs.training.loop import loss_sum, make_optimizer, matmul_precision, validation_batches
 from labs.training.models import build_model
-from labs.training.precision import matmul_precision
 from labs.training.sizes import SIZES
 
 AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}

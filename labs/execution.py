@@ -104,8 +104,7 @@ def _reference_done(run: LabRun) -> None:
 
 def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
     from labs.training.config import validate_config
-    from labs.training.loop import run_experiment  # torch: imported in the worker child only
-    from labs.training.precision import device_class
+    from labs.training.loop import device_class, run_experiment  # torch: imported in the worker child only
 
     config, _errors = validate_config(run.config, device_class=device_class())
     if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.workers passes those on)

@@ -1,22 +1,36 @@
-"""Data for the labs: scikit-learn's digits, generated sequences and the guides' text (guides_text).
+"""Data for the labs: scikit-learn's digits, generated sequences (tiny-lm) and the guides' text (guides-lm).
 
-Nothing is downloaded. Every split and sequence is a pure function of fixed
-constants and the run's seed, so a run can be reproduced exactly.
+Nothing is downloaded. Every split and sequence is a pure function of fixed constants, the run's
+seed and (guides-lm) the guides' text, so a run can be reproduced exactly.
+
+guides-lm: every guide file ``<text_dir>/<slug>/{en,hi,fr}.md`` loses its front matter and is split
+into paragraphs at blank lines; a paragraph is cut into consecutive pieces of at most ``context``
+UTF-8 bytes (a Hindi character may straddle two: a byte-level model sees bytes). Each piece is one
+sequence: BOS, then its bytes shifted by 2. A one-byte piece is dropped: BatchNorm over one real
+token would have nothing to compare. A paragraph is validation when a hash of its text says so (one
+in VAL_EVERY), whatever the seed, size or file order; a training piece equal to a validation piece
+(the same code in two languages) is dropped from training; at most MAX_VAL_SEQUENCES pieces, evenly
+spaced, are scored, so a validation pass stays short on a CPU. The worker passes the guides' folder
+(settings.CONTENT_DIR / "guides"); the default is the repository's own.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import torch
 
-IGNORE_INDEX = -100  # cross_entropy skips these targets (padding)
+from .version import DEFAULT_TEXT_DIR, guide_text_files
 
-# tiny-lm vocabulary: 0 = padding (input side), 1 = start of sequence, 2.. = symbols
-PAD, BOS = 0, 1
-NUM_SYMBOLS = 30
+IGNORE_INDEX = -100  # cross_entropy skips these targets (padding)
+PAD, BOS = 0, 1  # input tokens; tiny-lm's symbols and guides-lm's bytes come after them
+
+NUM_SYMBOLS = 30  # tiny-lm
 VOCAB_SIZE = 2 + NUM_SYMBOLS
 MIN_LEN, MAX_LEN = 4, 64  # tokens per sequence including BOS
 MAX_STRIDE = 5
@@ -27,16 +41,19 @@ LM_VAL_SEED = 1_000_003  # validation is the same for every run, so runs compare
 DIGITS_VAL = 360  # 1,797 images -> 1,437 train / 360 validation
 DIGITS_SPLIT_SEED = 0
 
+BYTE_OFFSET = 2  # guides-lm: token = byte + 2, after PAD and BOS
+VAL_EVERY = 20
+MAX_VAL_SEQUENCES = 256
+MIN_PIECE = 2  # bytes
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
 
 @dataclass(frozen=True)
 class TaskData:
-    """Train and validation tensors on the CPU.
-
-    For digits, ``*_x`` is float [n, 1, 8, 8] in [0, 1] and ``*_y`` the labels.
-    For tiny-lm, ``*_x`` holds input tokens [n, MAX_LEN - 1] (PAD after the end),
-    ``*_y`` next-token targets (IGNORE_INDEX after the end) and ``*_lengths`` the
-    number of real targets per sequence (None for digits).
-    """
+    """Train and validation tensors on the CPU. Digits: ``*_x`` float [n, 1, 8, 8] in [0, 1], ``*_y``
+    the labels. Sequences: ``*_x`` input tokens (PAD after the end), ``*_y`` next-token targets
+    (IGNORE_INDEX after the end), ``*_lengths`` the real targets per sequence (None for digits)."""
 
     train_x: torch.Tensor
     train_y: torch.Tensor
@@ -56,16 +73,24 @@ class TaskData:
 
 def load_task_data(task: str, seed: int, *, context: int = 0, text_dir: Any = None) -> TaskData:
     """Data for a task. Digits and guides-lm ignore the seed (their splits are fixed); guides-lm
-    reads the guides in ``text_dir`` cut to ``context`` bytes (labs.training.guides_text)."""
+    reads the guides in ``text_dir`` cut to ``context`` bytes."""
     if task == "guides-lm":
-        from .guides_text import load_guides  # it imports this module
-
-        return load_guides(text_dir, context)
+        return _guides(str(Path(text_dir or DEFAULT_TEXT_DIR).resolve()), context)
     if task in ("digits-cnn", "digits-mlp"):
         return _digits()
     if task == "tiny-lm":
         return _tiny_lm(seed)
     raise ValueError(f"unknown task {task!r}")
+
+
+def sample_windows(train_size: int, steps: int, effective_batch_size: int, seed: int) -> torch.Tensor:
+    """Sample indices [steps, effective_batch_size]: shuffled epochs, drawn in order. Independent of
+    accumulation_steps, so N = 1 and N = 4 see the same windows; micro-batch j is the j-th slice."""
+    gen = torch.Generator().manual_seed(seed + 7919)  # apart from the model-init stream
+    needed = steps * effective_batch_size
+    epochs = -(-needed // train_size)
+    order = torch.cat([torch.randperm(train_size, generator=gen) for _ in range(epochs)])
+    return order[:needed].view(steps, effective_batch_size)
 
 
 @lru_cache(maxsize=1)
@@ -83,16 +108,15 @@ def _digits() -> TaskData:
 def make_sequences(count: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Arithmetic progressions modulo NUM_SYMBOLS with random start, stride and length.
 
-    After the first two symbols the rest is predictable, so the loss per token is
-    high on short sequences and low on long ones: that difference is what makes
-    averaging per-micro-batch means (the 2024 bug) weigh tokens unequally.
+    After the first two symbols the rest is predictable, so the loss per token is high on short
+    sequences and low on long ones: that difference is what makes averaging per-micro-batch means
+    (the 2024 bug) weigh tokens unequally.
     """
     gen = torch.Generator().manual_seed(seed)
     lengths = torch.randint(MIN_LEN, MAX_LEN + 1, (count,), generator=gen)
     start = torch.randint(0, NUM_SYMBOLS, (count, 1), generator=gen)
     stride = torch.randint(1, MAX_STRIDE + 1, (count, 1), generator=gen)
-    positions = torch.arange(MAX_LEN - 1).unsqueeze(0)
-    symbols = 2 + (start + stride * positions) % NUM_SYMBOLS  # tokens after BOS
+    symbols = 2 + (start + stride * torch.arange(MAX_LEN - 1).unsqueeze(0)) % NUM_SYMBOLS  # after BOS
     tokens = torch.cat([torch.full((count, 1), BOS), symbols], dim=1)  # [count, MAX_LEN]
     valid = torch.arange(MAX_LEN).unsqueeze(0) < lengths.unsqueeze(1)
     inputs = torch.where(valid, tokens, PAD)[:, :-1]
@@ -107,14 +131,64 @@ def _tiny_lm(seed: int) -> TaskData:
     return TaskData(train_x, train_y, val_x, val_y, train_len, val_len)
 
 
-def sample_windows(train_size: int, steps: int, effective_batch_size: int, seed: int) -> torch.Tensor:
-    """Sample indices [steps, effective_batch_size]: shuffled epochs, drawn in order.
+def guide_files(text_dir: Path) -> list[Path]:
+    files = guide_text_files(text_dir)  # the same files as the fingerprint's text version
+    if not files:
+        raise ValueError(f"no guide text (<slug>/en.md, hi.md or fr.md) in {text_dir}")
+    return files
 
-    Independent of accumulation_steps, so N = 1 and N = 4 see the same samples
-    in the same windows; micro-batch j of a window is its j-th slice.
-    """
-    gen = torch.Generator().manual_seed(seed + 7919)  # apart from the model-init stream
-    needed = steps * effective_batch_size
-    epochs = -(-needed // train_size)
-    order = torch.cat([torch.randperm(train_size, generator=gen) for _ in range(epochs)])
-    return order[:needed].view(steps, effective_batch_size)
+
+def paragraphs(text: str) -> list[str]:
+    """The paragraphs of one guide file, front matter removed."""
+    body = _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1)
+    return [part.strip() for part in _BLANK_LINES.split(body) if part.strip()]
+
+
+def is_validation(paragraph: str) -> bool:
+    digest = hashlib.sha256(paragraph.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") % VAL_EVERY == 0
+
+
+def split_paragraphs(text_dir: Path) -> tuple[list[str], list[str]]:
+    """(train, validation) paragraphs of every guide file, in a fixed order."""
+    train: list[str] = []
+    val: list[str] = []
+    for path in guide_files(text_dir):
+        for paragraph in paragraphs(path.read_text(encoding="utf-8")):
+            (val if is_validation(paragraph) else train).append(paragraph)
+    return train, val
+
+
+def pieces(texts: list[str], context: int) -> list[bytes]:
+    """Each text's UTF-8 bytes cut into consecutive pieces of MIN_PIECE to ``context`` bytes."""
+    result = []
+    for text in texts:
+        data = text.encode("utf-8")
+        cut = (data[start : start + context] for start in range(0, len(data), context))
+        result.extend(piece for piece in cut if len(piece) >= MIN_PIECE)
+    return result
+
+
+def encode(chunks: list[bytes], context: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Inputs [n, context] (BOS then the bytes, PAD after), next-byte targets (IGNORE_INDEX after
+    the end) and the number of targets per sequence (its byte count)."""
+    inputs = torch.full((len(chunks), context), PAD, dtype=torch.long)
+    targets = torch.full((len(chunks), context), IGNORE_INDEX, dtype=torch.long)
+    lengths = torch.tensor([len(chunk) for chunk in chunks], dtype=torch.long)
+    for row, chunk in enumerate(chunks):
+        tokens = torch.frombuffer(bytearray(chunk), dtype=torch.uint8).long() + BYTE_OFFSET
+        inputs[row, 0] = BOS
+        inputs[row, 1 : len(chunk)] = tokens[:-1]
+        targets[row, : len(chunk)] = tokens
+    return inputs, targets, lengths
+
+
+@lru_cache(maxsize=4)
+def _guides(text_dir: str, context: int) -> TaskData:
+    train, val = split_paragraphs(Path(text_dir))
+    val_pieces = pieces(val, context)
+    seen = set(val_pieces)
+    stride = -(-len(val_pieces) // MAX_VAL_SEQUENCES) or 1
+    train_x, train_y, train_len = encode([piece for piece in pieces(train, context) if piece not in seen], context)
+    val_x, val_y, val_len = encode(val_pieces[::stride], context)
+    return TaskData(train_x, train_y, val_x, val_y, train_len, val_len)

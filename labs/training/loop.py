@@ -1,52 +1,65 @@
-"""The lab's training loop with gradient accumulation.
+"""The lab's training loop: gradient accumulation in one function, train(), read top to bottom.
 
-One optimizer step ("window") = N micro-batches:
-  zero gradients once (set_to_none) -> N x (forward, scaled backward) ->
-  gradient norm (recorded before clipping) -> optional clipping -> one step.
+One optimizer step ("window") = N micro-batches: zero gradients once (set_to_none) -> N x (forward,
+divided backward) -> gradient norm (recorded before clipping) -> optional clipping -> one step.
 
-Loss scalings (what each micro-batch backpropagates):
-- "mean": its summed loss / the whole window's sample (digits) or non-padding
-  token (tiny-lm, guides-lm) count: exactly the large-batch gradient.
-- "sum": its own mean loss, not divided by N: N times too large (classic mistake).
-- "mean_of_micro_means": its own mean / N: the pre-fix Transformers behaviour;
-  the same as "mean" when every micro-batch holds the same number of items.
+What each micro-batch's summed loss is divided by (loss_scaling):
+- "mean": the whole window's sample (digits) or non-padding token count: the large-batch gradient.
+- "sum": its own count, never divided by N: N times too large (classic mistake).
+- "mean_of_micro_means": its own count × N: the pre-fix Transformers behaviour; the same as "mean"
+  when every micro-batch holds the same number of items.
+- "mean_of_rank_means" (processes > 1): its rank's share of the window (classic mistake).
 The logged loss is always the real mean loss over the window, whatever the scaling.
 
-Curve points, one per optimizer step: {step, loss, grad_norm (before clipping), lr, samples,
-tokens (sequence tasks, else None), seconds}, plus {skipped, loss_scale} with fp16 (precision.py).
-Validation points {step, loss, accuracy} every max(1, steps // 10) steps and after the last step.
+Precision: fp32 is exact float32 with TF32 off for matmuls and cuDNN (recent GPUs would use it, and
+the ~1e-7 gradient-equivalence error the guides promise would not be what is measured); tf32 allows
+it (CUDA only). bf16 and fp16 run each forward under autocast; the loss is summed in float32, and the
+parameters, gradients and optimizer state stay float32. fp16 turns the GradScaler on: each divided
+loss is scaled before backward; once per window unscale_ (the norm and clipping see true gradients),
+step (skipped on inf or NaN) and update. Autocast's 16-bit weight copies count as activations.
 
-Cancellation: ``should_stop()`` is checked before every step; when it returns
-True the run ends and a RunResult with status "cancelled" holding the steps done
-so far is returned (nothing is raised; no final validation is run). A
-non-finite loss ends the run with status "diverged" (its point has loss None).
-Otherwise the status is "finished".
+Data parallel (processes = G; data_parallel.py runs the processes): each window is split into G
+contiguous shares, one per rank, under DistributedDataParallel. DDP averages the ranks' gradients, so
+every divisor is G times smaller; "mean"'s count is the whole window's, summed over the ranks by a
+small all-reduce before each window that also carries rank 0's stop. sync "no_sync" skips DDP's
+gradient all-reduce on all but the window's last micro-batch; "every_micro" does one each.
 
-Determinism: the seed fixes model initialization and data order (independent of N, so N = 1
-and N = 4 see the same windows). On the CPU a seed gives the same curve bit for bit; on CUDA
-some kernels may differ in the last bits.
+Curve points, one per step: {step, loss, grad_norm, lr, samples, tokens (sequences, else None),
+seconds}, plus {skipped, loss_scale} with fp16. Validation {step, loss, accuracy} every
+max(1, steps // 10) steps and after the last. Window 0 is measured: each micro-batch's activation
+memory, and the accumulated gradient against the full-batch one.
+
+should_stop() is checked before every step: True ends the run "cancelled" (no final validation); a
+non-finite loss ends it "diverged" (its point has loss None); otherwise it is "finished". The seed
+fixes initialization and data order (not N): on the CPU the same curve bit for bit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel
 
-from .config import CODE_VERSION, RunConfig
+from . import data_parallel
+from .config import CODE_VERSION, GPU_NEEDED, PER_RANK_SCALING, RunConfig
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
 from .metrics import ActivationMeter, relative_grad_difference, total_norm
 from .models import build_model
+from .problems import Problem
 from .results import RunResult, finite
-from .sizes import SIZES
+from .sizes import SIZES, needs_gpu
 
 ProgressCallback = Callable[[dict[str, Any], int, int], None]
+AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 def run_experiment(
@@ -58,44 +71,289 @@ def run_experiment(
     should_stop: Callable[[], bool] | None = None,
     keep_model: bool = False,
     text_dir: Any = None,
+    timeout_seconds: float = data_parallel.DEFAULT_TIMEOUT_SECONDS,
+    fault: tuple[int, int, str] | None = None,
 ) -> RunResult:
     """Train ``config`` and report the curve and metrics (see the module docstring).
 
-    ``device`` defaults to CUDA when available. ``on_progress(point, done, total)``
-    is called after every optimizer step; throttle expensive work in the caller.
-    With ``config.processes`` > 1 the run is trained by DistributedDataParallel in that many processes
-    (labs.training.data_parallel). ``text_dir``: guides-lm's guides (guides_text); precision: precision.py.
+    ``device`` defaults to CUDA when available. ``on_progress(point, done, total)`` is called after
+    every step; throttle expensive work in the caller. ``text_dir``: guides-lm's guides. With
+    processes > 1: ``timeout_seconds`` for a silent rank, and ``fault`` for tests (data_parallel.run_ranks).
     """
-    if config.processes > 1:
-        from .data_parallel import run_data_parallel  # imports torch.distributed only when needed
-
-        return run_data_parallel(
-            config, device=device, dtype=dtype, on_progress=on_progress, should_stop=should_stop, keep_model=keep_model
+    options = {"dtype": dtype, "keep_model": keep_model, "text_dir": text_dir}
+    if config.processes > 1:  # train() in each rank; rank 0's result comes back
+        values, state = data_parallel.run_ranks(
+            train, config, options, device, on_progress, should_stop, timeout_seconds, fault
         )
-    dev = _pick_device(device)
-    torch.manual_seed(config.seed)  # model initialization
-    from .precision import make_run, matmul_precision  # it subclasses _Run
+        model = None
+        if state is not None:
+            model = build_model(config.task, config.norm, config.size).to(dtype=dtype)
+            model.load_state_dict(state)
+        return RunResult(**values, model=model)
+    dev = torch.device(device or device_class())
+    field = needs_gpu(config)
+    if field is not None and dev.type != "cuda":
+        raise ValueError(Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}"))
+    return train(config, dev, on_progress=on_progress, should_stop=should_stop, **options)
 
-    model = build_model(config.task, config.norm, config.size).to(device=dev, dtype=dtype).train()
+
+def train(
+    config: RunConfig,
+    device: torch.device,
+    *,
+    dtype: torch.dtype = torch.float32,
+    rank: int = 0,
+    on_progress: ProgressCallback | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    keep_model: bool = False,
+    text_dir: Any = None,
+) -> RunResult:
+    """The run: in this process, or as ``rank`` of config.processes (inside its process group)."""
+    world = config.processes
+    torch.manual_seed(config.seed)  # model initialization, the same on every rank
+    model = build_model(config.task, config.norm, config.size).to(device=device, dtype=dtype).train()
     data = load_task_data(config.task, config.seed, context=SIZES[config.size].context, text_dir=text_dir)
+    net, comm = model, None  # what runs forward and backward: the model, or DDP around it
+    if world > 1:
+        net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+        comm = data_parallel.CommStats()
+        net.register_comm_hook(comm, data_parallel.counting_allreduce_hook)
+    params = list(model.parameters())
+    optimizer = make_optimizer(config, model)
+    feed = Feed(data, config, device, dtype, rank)
+    val_chunks, val_count = validation_batches(data, device, dtype)
+    half = AUTOCAST_DTYPES.get(config.precision)
+    nothing = contextlib.nullcontext()  # made once: the hot path pays no context it does not need
+    autocast = torch.autocast(device.type, dtype=half) if half else nothing
+    scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
+    scale = scaler.get_scale()
+
+    def forward(module: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        with autocast:
+            logits = module(x)
+        return loss_sum(logits.float() if half else logits, y)  # under autocast, summed in float32
+
+    curve: list[dict[str, Any]] = []
+    validation: list[dict[str, Any]] = []
+    status, lr, samples, tokens = "finished", optimizer.param_groups[0]["lr"], 0, 0
+    meter, grad_error, validation_seconds, metrics_seconds, window_seconds = None, None, 0.0, 0.0, 0.0
     with matmul_precision(config.precision):
-        return make_run(config, model, data, dev, dtype).train(on_progress, should_stop, keep_model)
+        start = time.perf_counter()
+        for step in range(config.steps):
+            stop = should_stop is not None and should_stop()
+            if world > 1:  # one small all-reduce: rank 0's stop, and the window's count over all ranks
+                stop, feed.window_count[step] = _all_reduce([stop, feed.local_count[step]], device)
+            if stop:
+                status = "cancelled"
+                break
+            started = time.perf_counter()
+            optimizer.zero_grad(set_to_none=True)
+            if step == 0:  # measured: the full-batch gradient to compare with, and activation memory
+                reference = _full_batch_gradients(model, feed, forward, scaler) if rank == 0 else None
+                metrics_seconds = time.perf_counter() - started
+                if device.type == "cuda":  # allocated now, the gradients stay out of the measurement (0 + g == g)
+                    for p in params:
+                        p.grad = torch.zeros_like(p)
+                meter = ActivationMeter(model, device)
+                batches = feed.own_micro_batches(step)
+            else:
+                batches = feed.micro_batches(step)  # the hot path: no host syncs, no per-micro-batch bookkeeping
+            total, divisors = None, _divisors(config, feed, step)
+            for j, (x, y) in enumerate(batches):
+                skip_sync = world > 1 and config.sync == "no_sync" and j < config.accumulation_steps - 1
+                with net.no_sync() if skip_sync else nothing, meter.track() if step == 0 else nothing:
+                    summed = forward(net, x, y)
+                    scaler.scale(summed / divisors[j]).backward()
+                total = summed.detach() if total is None else total + summed.detach()
+            if step == 0:
+                if world > 1:  # the run's peak is the largest rank's: what one process of it needs
+                    meter.peak = _all_reduce([meter.peak], device, dist.ReduceOp.MAX)[0]
+                if reference is not None:
+                    grad_error = relative_grad_difference((p.grad for p in params), reference)
+            scaler.unscale_(optimizer)  # fp16, once per window: the norm and clipping see true gradients
+            norm = total_norm([p.grad for p in params if p.grad is not None])
+            if config.grad_clip is not None:
+                torch.nn.utils.clip_grads_with_norm_(params, config.grad_clip, norm)
+            scaler.step(optimizer)  # fp16: skipped if unscale_ found inf or NaN
+            scaler.update()  # fp16: lowers the scale exactly when the step was skipped
+            if world > 1:
+                dist.all_reduce(total)
+            loss, norm = _read(total / feed.window_count[step], norm, device)
+            window_seconds += time.perf_counter() - started - (metrics_seconds if step == 0 else 0.0)
+            samples += config.effective_batch_size
+            tokens += feed.window_count[step] if data.is_sequence else 0
+            point = {
+                "step": step + 1,
+                "loss": finite(loss),
+                "grad_norm": finite(norm),
+                "lr": lr,
+                "samples": samples,
+                "tokens": tokens if data.is_sequence else None,
+                "seconds": round(time.perf_counter() - start, 6),
+            }
+            if scaler.is_enabled():
+                new_scale = scaler.get_scale()
+                point.update(skipped=new_scale < scale, loss_scale=new_scale)
+                scale = new_scale
+            curve.append(point)
+            if not math.isfinite(loss):
+                status = "diverged"
+            elif (step + 1) % max(1, config.steps // 10) == 0 or step + 1 == config.steps:
+                started = time.perf_counter()
+                validation.append({"step": step + 1, "loss": None, "accuracy": None})  # rank 0 reports
+                if rank == 0:
+                    val_loss, accuracy = _evaluate(model, val_chunks, val_count)
+                    validation[-1].update(loss=finite(val_loss), accuracy=accuracy)
+                validation_seconds += time.perf_counter() - started
+            if on_progress is not None:
+                on_progress(point, step + 1, config.steps)
+            if status == "diverged":
+                break
+        wall = time.perf_counter() - start
+    last = validation[-1] if validation else {}
+    return RunResult(
+        config=config.to_dict(),
+        status=status,
+        steps_done=len(curve),
+        curve=curve,
+        validation=validation,
+        final_loss=curve[-1]["loss"] if curve else None,
+        val_loss=last.get("loss"),
+        val_accuracy=last.get("accuracy"),
+        device=describe_device(device),
+        torch_version=torch.__version__,
+        code_version=CODE_VERSION,
+        dtype=str(dtype).removeprefix("torch."),
+        parameter_count=sum(p.numel() for p in params),
+        wall_seconds=wall,
+        validation_seconds=validation_seconds,
+        metrics_seconds=metrics_seconds,
+        samples_per_second=samples / wall if wall > 0 else 0.0,
+        tokens_per_second=(tokens / wall if wall > 0 else 0.0) if data.is_sequence else None,
+        peak_activation_bytes=meter.peak if meter else None,
+        activation_memory_method=meter.method if meter else None,
+        grad_equivalence_error=grad_error,
+        allreduce_calls=comm.calls if comm else None,
+        allreduce_bytes=comm.bytes if comm else None,
+        communication_seconds=comm.seconds if comm else None,
+        compute_seconds=max(0.0, window_seconds - comm.seconds) if comm else None,  # windows less all-reduces
+        model=model if keep_model else None,
+    )
 
 
-# ---------------------------------------------------------------- internals
+# ---------------------------------------------------------------- the loop's parts
 
 
-def _pick_device(device: str | torch.device | None) -> torch.device:
-    if device is None:  # checked at call time: importing this module never touches CUDA
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+class Feed:
+    """This rank's share of every window, on the device, with its counts precomputed on the CPU so the
+    loop never waits on the device to learn a batch size. Sequences are cut to the longest one a
+    batch holds: padding sits at the end and the models are causal."""
+
+    def __init__(self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype, rank: int = 0):
+        windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
+        share = config.effective_batch_size // config.processes  # a rank's contiguous slice of each window
+        self.whole, self.lengths = windows, data.train_lengths
+        windows = windows[:, rank * share : (rank + 1) * share]
+        self.n, self.m = config.accumulation_steps, config.micro_batch_size
+        self.x = data.train_x.to(device=device, dtype=dtype if data.train_x.is_floating_point() else None)
+        self.y = data.train_y.to(device)
+        self.windows = windows.to(device)
+        if data.is_sequence:
+            lengths = data.train_lengths[windows].view(config.steps, self.n, self.m)
+            self.micro_width = lengths.amax(-1).tolist()  # time steps each micro-batch needs
+            self.micro_count = lengths.sum(-1).tolist()  # its non-padding tokens
+            self.window_width = lengths.amax((1, 2)).tolist()
+        else:
+            self.micro_width = self.window_width = None
+            self.micro_count = [[self.m] * self.n] * config.steps
+        self.local_count = [sum(counts) for counts in self.micro_count]  # this rank's share of each window
+        self.window_count = list(self.local_count)  # the whole window's: all-reduced before it with G > 1
+
+    def micro_batches(self, step: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """All micro-batches of a window: one gather, then views (cheaper than N gathers)."""
+        m, width = self.m, self.window_width[step] if self.window_width else None
+        x, y = self._take(self.windows[step], width)
+        if width is None:
+            return list(zip(x.split(m), y.split(m), strict=True))
+        return [(x[j * m : (j + 1) * m, :w], y[j * m : (j + 1) * m, :w]) for j, w in enumerate(self.micro_width[step])]
+
+    def own_micro_batches(self, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """The window's micro-batches, each gathered into its own tensors when it is reached (where
+        memory is measured: a view would count the whole window, and a kept one would count still)."""
+        for j in range(self.n):
+            width = self.micro_width[step][j] if self.micro_width else None
+            yield self._take(self.windows[step, j * self.m : (j + 1) * self.m], width)
+
+    def whole_window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """The window with every rank's samples, as one batch, and its sample or token count."""
+        index = self.whole[step]
+        if self.lengths is None:
+            return *self._take(index.to(self.x.device), None), len(index)
+        lengths = self.lengths[index]
+        return *self._take(index.to(self.x.device), int(lengths.max())), int(lengths.sum())
+
+    def _take(self, index: torch.Tensor, width: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+        if width is None:
+            return self.x[index], self.y[index]
+        return self.x[index, :width], self.y[index, :width]
 
 
-def describe_device(device: torch.device) -> str:
-    if device.type != "cuda":
-        return device.type
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    return f"cuda:{index} {torch.cuda.get_device_name(index)}"
+def _divisors(config: RunConfig, feed: Feed, step: int) -> list[float]:
+    """What each micro-batch's summed loss is divided by before backward (G times less with G ranks)."""
+    n, g, counts = config.accumulation_steps, config.processes, feed.micro_count[step]
+    if config.loss_scaling == "mean":
+        divisors = [feed.window_count[step]] * n
+    elif config.loss_scaling == PER_RANK_SCALING:
+        divisors = [feed.local_count[step] * g] * n
+    elif config.loss_scaling == "sum":
+        divisors = counts  # each micro-batch's own mean, never divided by N
+    else:  # mean_of_micro_means, over all G × N micro-batches
+        divisors = [count * n * g for count in counts]
+    return divisors if g == 1 else [divisor / g for divisor in divisors]
+
+
+def _all_reduce(values: list, device: torch.device, op: Any = dist.ReduceOp.SUM) -> list[int]:
+    shared = torch.tensor(values, dtype=torch.float64, device=device)
+    dist.all_reduce(shared, op=op)
+    return [int(value) for value in shared.tolist()]
+
+
+def _full_batch_gradients(model: nn.Module, feed: Feed, forward: Callable, scaler: Any) -> list[torch.Tensor | None]:
+    """Gradient of the correct loss of window 0 as one batch, on a copy of the model in its current
+    state (so the real model's BatchNorm statistics are untouched), scaled as the micro-batches are."""
+    twin = copy.deepcopy(model)
+    x, y, count = feed.whole_window(0)
+    scaler.scale(forward(twin, x, y) / count).backward()
+    return [p.grad for p in twin.parameters()]
+
+
+def _read(loss: torch.Tensor, norm: torch.Tensor, device: torch.device) -> tuple[float, float]:
+    if device.type == "cpu":
+        return loss.item(), norm.item()  # no sync to save on the CPU; stacking costs more
+    values = torch.stack([loss, norm.to(loss.dtype)]).tolist()  # one device sync per step
+    return values[0], values[1]
+
+
+@torch.inference_mode()
+def _evaluate(model: nn.Module, chunks: list[tuple[torch.Tensor, torch.Tensor]], count: int) -> tuple[float, float]:
+    """Mean loss and accuracy (per token for the language models) on the validation set."""
+    model.eval()  # BatchNorm uses its running statistics
+    totals = torch.zeros(2, dtype=torch.float64, device=chunks[0][0].device)
+    for x, y in chunks:
+        logits = model(x)
+        correct = ((logits.argmax(-1) == y) & (y != IGNORE_INDEX)).sum()
+        totals += torch.stack([loss_sum(logits, y).double(), correct.double()])
+    model.train()
+    loss, correct = totals.tolist()  # one sync
+    return loss / count, correct / count
+
+
+# ---------------------------------------------------------------- shared with the benches
+
+
+def loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Summed cross-entropy over samples (digits) or non-padding tokens (sequences)."""
+    return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction="sum", ignore_index=IGNORE_INDEX)
 
 
 def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer:
@@ -104,267 +362,41 @@ def make_optimizer(config: RunConfig, model: nn.Module) -> torch.optim.Optimizer
     return torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
 
 
-def loss_sum(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Summed cross-entropy over samples (digits) or non-padding tokens (tiny-lm)."""
-    return F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction="sum", ignore_index=IGNORE_INDEX)
-
-
-class Feed:
-    """Training batches on the device, with per-window counts precomputed on the
-    CPU so the loop never waits on the device to learn a batch size."""
-
-    def __init__(
-        self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype, rank: int = 0
-    ) -> None:
-        windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
-        share = config.effective_batch_size // config.processes  # a rank's contiguous slice of each window
-        windows = windows[:, rank * share : (rank + 1) * share]
-        n, m = config.accumulation_steps, config.micro_batch_size
-        x = data.train_x
-        self.x = x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype)
-        self.y = data.train_y.to(device)
-        self.windows = windows.to(device)
-        self.n, self.m = n, m
-        self.sequence = data.is_sequence
-        if data.is_sequence:
-            lengths = data.train_lengths[windows].view(config.steps, n, m)
-            self.micro_width = lengths.amax(-1).tolist()  # time steps each micro-batch needs
-            self.micro_count = lengths.sum(-1).tolist()  # its non-padding tokens
-            self.window_width = lengths.amax((1, 2)).tolist()
-            self.window_count = lengths.sum((1, 2)).tolist()
-        else:
-            self.micro_count = [[m] * n for _ in range(config.steps)]
-            self.window_count = [n * m] * config.steps
-
-    def micro(self, step: int, j: int) -> tuple[torch.Tensor, torch.Tensor, int]:
-        """Micro-batch j of a window as its own tensors (used where memory is measured)."""
-        index = self.windows[step, j * self.m : (j + 1) * self.m]
-        width = self.micro_width[step][j] if self.sequence else None
-        return (*self._take(index, width), self.micro_count[step][j])
-
-    def split(self, step: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
-        """All micro-batches of a window: one gather, then views (cheaper than N gathers)."""
-        if not self.sequence:
-            x, y = self._take(self.windows[step], None)
-            return x.split(self.m), y.split(self.m)
-        x, y = self._take(self.windows[step], self.window_width[step])
-        m, widths = self.m, self.micro_width[step]
-        xs = [x[j * m : (j + 1) * m, :w] for j, w in enumerate(widths)]
-        ys = [y[j * m : (j + 1) * m, :w] for j, w in enumerate(widths)]
-        return xs, ys
-
-    def window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
-        width = self.window_width[step] if self.sequence else None
-        return (*self._take(self.windows[step], width), self.window_count[step])
-
-    def _take(self, index: torch.Tensor, width: int | None) -> tuple[torch.Tensor, torch.Tensor]:
-        if width is None:
-            return self.x[index], self.y[index]
-        # Trim to the longest sequence: padding sits at the end and the model is causal.
-        return self.x[index, :width], self.y[index, :width]
-
-
-class _Run:
-    def __init__(
-        self,
-        config: RunConfig,
-        model: nn.Module,
-        data: TaskData,
-        device: torch.device,
-        dtype: torch.dtype,
-        rank: int = 0,
-    ) -> None:
-        self.config, self.model, self.data = config, model, data
-        self.device, self.dtype = device, dtype
-        self.params = [p for p in model.parameters()]
-        self.optimizer = make_optimizer(config, model)
-        self.feed = Feed(data, config, device, dtype, rank)
-        self.val_chunks, self.val_count = validation_batches(data, device, dtype)
-        self.eval_every = max(1, config.steps // 10)
-        self.meter: ActivationMeter | None = None
-        self.grad_error: float | None = None
-        self.validation_seconds = 0.0
-        self.metrics_seconds = 0.0
-
-    # One window --------------------------------------------------------------
-
-    def _divisors(self, step: int) -> list[int]:
-        """What each micro-batch's summed loss is divided by before backward."""
-        counts, n = self.feed.micro_count[step], self.feed.n
-        if self.config.loss_scaling == "mean":
-            return [self.feed.window_count[step]] * n
-        if self.config.loss_scaling == "sum":
-            return counts  # each micro-batch's own mean, never divided by N
-        return [count * n for count in counts]  # mean_of_micro_means
-
-    def _forward(self, model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return loss_sum(model(x), y)  # summed loss; precision.MixedPrecisionRun adds autocast
-
-    def _backward(self, loss: torch.Tensor) -> None:  # MixedPrecisionRun scales it first with fp16
-        loss.backward()
-
-    def _window(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Accumulate one window and step; returns (mean window loss, grad norm) as tensors.
-        This is the hot path: no host syncs, no per-micro-batch bookkeeping."""
-        self.optimizer.zero_grad(set_to_none=True)
-        xs, ys = self.feed.split(step)
-        total = None
-        for x, y, divisor in zip(xs, ys, self._divisors(step), strict=True):
-            summed = self._forward(self.model, x, y)
-            self._backward(summed / divisor)
-            total = summed.detach() if total is None else total + summed.detach()
-        return total / self.feed.window_count[step], self._clip_and_step()
-
-    def _first_window(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Window 0, measured: activation memory of each micro-batch and the
-        accumulated gradient against the full-batch one."""
-        self.optimizer.zero_grad(set_to_none=True)
-        started = time.perf_counter()
-        reference = self._full_batch_gradients()
-        self.metrics_seconds += time.perf_counter() - started
-        if self.device.type == "cuda":
-            # Backward accumulates into existing gradients in place, so allocating
-            # them now keeps them out of the activation measurement (0 + g == g).
-            for p in self.params:
-                p.grad = torch.zeros_like(p)
-        self.meter = ActivationMeter(self.model, self.device)
-        total = None
-        for j, divisor in enumerate(self._divisors(0)):
-            x, y, _ = self.feed.micro(0, j)  # own tensors: a view would count the whole window
-            with self.meter.track():
-                summed = self._forward(self.model, x, y)
-                self._backward(summed / divisor)
-            total = summed.detach() if total is None else total + summed.detach()
-        started = time.perf_counter()
-        self.grad_error = relative_grad_difference((p.grad for p in self.params), reference)
-        self.metrics_seconds += time.perf_counter() - started
-        return total / self.feed.window_count[0], self._clip_and_step()
-
-    def _clip_and_step(self) -> torch.Tensor:
-        """Norm of the accumulated gradient (returned, before clipping), clip, step."""
-        norm = total_norm([p.grad for p in self.params if p.grad is not None])
-        if self.config.grad_clip is not None:
-            torch.nn.utils.clip_grads_with_norm_(self.params, self.config.grad_clip, norm)
-        self.optimizer.step()
-        return norm
-
-    def _full_batch_gradients(self) -> list[torch.Tensor | None]:
-        """Gradient of the correct window loss on a copy of the model in its
-        current state, so the real model's BatchNorm statistics are untouched."""
-        twin = copy.deepcopy(self.model)
-        x, y, count = self.feed.window(0)
-        self._backward(self._forward(twin, x, y) / count)
-        return [p.grad for p in twin.parameters()]
-
-    def _read(self, loss: torch.Tensor, norm: torch.Tensor) -> tuple[float, float]:
-        if self.device.type == "cpu":
-            return loss.item(), norm.item()  # no sync to save on the CPU; stacking costs more
-        values = torch.stack([loss, norm.to(loss.dtype)]).tolist()  # one device sync per step
-        return values[0], values[1]
-
-    # Validation ----------------------------------------------------------------
-
-    @torch.inference_mode()
-    def _evaluate(self) -> tuple[float, float]:
-        """Mean loss and accuracy (per token for tiny-lm) on the validation set."""
-        self.model.eval()  # BatchNorm uses its running statistics
-        totals = torch.zeros(2, dtype=torch.float64, device=self.device)
-        for x, y in self.val_chunks:
-            logits = self.model(x)
-            correct = ((logits.argmax(-1) == y) & (y != IGNORE_INDEX)).sum()
-            totals += torch.stack([loss_sum(logits, y).double(), correct.double()])
-        self.model.train()
-        loss, correct = totals.tolist()  # one sync
-        return loss / self.val_count, correct / self.val_count
-
-    # The run -------------------------------------------------------------------
-
-    def train(
-        self, on_progress: ProgressCallback | None, should_stop: Callable[[], bool] | None, keep_model: bool
-    ) -> RunResult:
-        config = self.config
-        curve: list[dict[str, Any]] = []
-        validation: list[dict[str, Any]] = []
-        status, lr = "finished", self.optimizer.param_groups[0]["lr"]
-        samples = tokens = 0
-        start = time.perf_counter()
-        for step in range(config.steps):
-            if should_stop is not None and should_stop():
-                status = "cancelled"
-                break
-            loss, norm = self._read(*(self._window(step) if step else self._first_window()))
-            samples += config.effective_batch_size
-            if self.feed.sequence:
-                tokens += self.feed.window_count[step]
-            point = {
-                "step": step + 1,
-                "loss": finite(loss),
-                "grad_norm": finite(norm),
-                "lr": lr,
-                "samples": samples,
-                "tokens": tokens if self.feed.sequence else None,
-                "seconds": round(time.perf_counter() - start, 6),
-            }
-            curve.append(point)
-            if not math.isfinite(loss):
-                status = "diverged"
-            elif (step + 1) % self.eval_every == 0 or step + 1 == config.steps:
-                validation.append(self._validation_point(step + 1))
-            if on_progress is not None:
-                on_progress(point, step + 1, config.steps)
-            if status == "diverged":
-                break
-        wall = time.perf_counter() - start
-        return self._result(status, curve, validation, samples, tokens, wall, keep_model)
-
-    def _validation_point(self, step: int) -> dict[str, Any]:
-        started = time.perf_counter()
-        loss, accuracy = self._evaluate()
-        self.validation_seconds += time.perf_counter() - started
-        return {"step": step, "loss": finite(loss), "accuracy": accuracy}
-
-    def _result(
-        self, status: str, curve: list, validation: list, samples: int, tokens: int, wall: float, keep_model: bool
-    ) -> RunResult:
-        last_val = validation[-1] if validation else {}
-        return RunResult(
-            config=self.config.to_dict(),
-            status=status,
-            steps_done=len(curve),
-            curve=curve,
-            validation=validation,
-            final_loss=curve[-1]["loss"] if curve else None,
-            val_loss=last_val.get("loss"),
-            val_accuracy=last_val.get("accuracy"),
-            device=describe_device(self.device),
-            torch_version=torch.__version__,
-            code_version=CODE_VERSION,
-            dtype=str(self.dtype).removeprefix("torch."),
-            parameter_count=sum(p.numel() for p in self.params),
-            wall_seconds=wall,
-            validation_seconds=self.validation_seconds,
-            metrics_seconds=self.metrics_seconds,
-            samples_per_second=samples / wall if wall > 0 else 0.0,
-            tokens_per_second=(tokens / wall if wall > 0 else 0.0) if self.feed.sequence else None,
-            peak_activation_bytes=self.meter.peak if self.meter else None,
-            activation_memory_method=self.meter.method if self.meter else None,
-            grad_equivalence_error=self.grad_error,
-            model=self.model if keep_model else None,
-        )
-
-
 def validation_batches(
     data: TaskData, device: torch.device, dtype: torch.dtype, chunk: int = 32
 ) -> tuple[list[tuple[torch.Tensor, torch.Tensor]], int]:
-    """Validation batches on the device and the number of items they score.
-    Sequences are sorted by length and each chunk trimmed to its longest, which
-    skips most of the padding (the model is causal, so results are unchanged)."""
+    """Validation batches on the device and the number of items they score. Sequences are sorted by
+    length and each chunk cut to its longest, which skips most of the padding (the models are causal)."""
     x = data.val_x.to(dtype=dtype) if data.val_x.is_floating_point() else data.val_x
     if not data.is_sequence:
         return [(x.to(device), data.val_y.to(device))], len(data.val_y)
-    order = torch.argsort(data.val_lengths, stable=True)
     chunks = []
-    for index in order.split(chunk):
+    for index in torch.argsort(data.val_lengths, stable=True).split(chunk):
         width = int(data.val_lengths[index].max())
         chunks.append((x[index, :width].to(device), data.val_y[index, :width].to(device)))
     return chunks, int(data.val_lengths.sum())
+
+
+@contextlib.contextmanager
+def matmul_precision(precision: str) -> Iterator[None]:
+    """TF32 for matmuls and cuDNN on only when the run asks for tf32; restored afterwards."""
+    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    saved = matmul.allow_tf32, cudnn.allow_tf32
+    matmul.allow_tf32 = cudnn.allow_tf32 = precision == "tf32"
+    try:
+        yield
+    finally:
+        matmul.allow_tf32, cudnn.allow_tf32 = saved
+
+
+def device_class() -> str:
+    """What this machine is for validate_config: "cuda" or "cpu" (checked at call time: importing this
+    module never touches CUDA)."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def describe_device(device: torch.device) -> str:
+    if device.type != "cuda":
+        return device.type
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return f"cuda:{index} {torch.cuda.get_device_name(index)}"

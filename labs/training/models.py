@@ -32,29 +32,25 @@ GROUPS = 4
 def build_model(task: str, norm: str, size: str = "tiny") -> nn.Module:
     """A freshly initialized model (uses the global torch RNG: seed first). ``size``: guides-lm only."""
     if task == "guides-lm":
-        return GuidesLM(norm, size)
+        spec = SIZES[size]
+        return TransformerLM(norm, BYTE_VOCAB_SIZE, spec.context, spec.dim, spec.heads, spec.layers)
+    if task == "tiny-lm":
+        return TransformerLM(norm, VOCAB_SIZE, MAX_LEN, dim=64, heads=4, layers=2)
     if task == "digits-cnn":
         return DigitsCNN(norm)
     if task == "digits-mlp":
         return DigitsMLP(norm)
-    if task == "tiny-lm":
-        return TinyLM(norm)
     raise ValueError(f"unknown task {task!r}")
 
 
 def _feature_norm(norm: str, features: int) -> nn.Module:
     """Normalization of [batch, features] activations."""
-    if norm == "none":
-        return nn.Identity()
-    if norm == "batch":
-        return nn.BatchNorm1d(features)
-    if norm == "layer":
-        return nn.LayerNorm(features)
+    makers = {"none": nn.Identity, "batch": nn.BatchNorm1d, "layer": nn.LayerNorm, "rms": FloatRMSNorm}
     if norm == "group":
         return nn.GroupNorm(GROUPS, features)
-    if norm == "rms":
-        return FloatRMSNorm(features)
-    raise ValueError(f"unknown norm {norm!r}")
+    if norm not in makers:
+        raise ValueError(f"unknown norm {norm!r}")
+    return makers[norm](features)
 
 
 def _channel_norm(norm: str, channels: int) -> nn.Module:
@@ -165,16 +161,17 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x, real))
 
 
-class TinyLM(nn.Module):
-    """A two-layer causal transformer over the generated sequences."""
+class TransformerLM(nn.Module):
+    """A causal transformer: token and position embeddings, pre-norm blocks, a final norm, a head.
+    tiny-lm's is two layers of width 64 over its symbols; guides-lm's size comes from sizes.SIZES."""
 
-    def __init__(self, norm: str, dim: int = 64, heads: int = 4, layers: int = 2) -> None:
+    def __init__(self, norm: str, vocab: int, context: int, dim: int, heads: int, layers: int) -> None:
         super().__init__()
-        self.embed = nn.Embedding(VOCAB_SIZE, dim)
-        self.position = nn.Embedding(MAX_LEN, dim)
+        self.embed = nn.Embedding(vocab, dim)
+        self.position = nn.Embedding(context, dim)
         self.blocks = nn.ModuleList(Block(norm, dim, heads) for _ in range(layers))
         self.norm = TokenNorm(norm, dim)
-        self.head = nn.Linear(dim, VOCAB_SIZE)
+        self.head = nn.Linear(dim, vocab)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         real = tokens != PAD
@@ -183,18 +180,3 @@ class TinyLM(nn.Module):
         for block in self.blocks:
             x = block(x, real)
         return self.head(self.norm(x, real))
-
-
-class GuidesLM(nn.Module):
-    """The byte-level transformer of guides-lm; its width, depth and context come from sizes.SIZES."""
-
-    def __init__(self, norm: str, size: str) -> None:
-        super().__init__()
-        spec = SIZES[size]
-        self.embed = nn.Embedding(BYTE_VOCAB_SIZE, spec.dim)
-        self.position = nn.Embedding(spec.context, spec.dim)
-        self.blocks = nn.ModuleList(Block(norm, spec.dim, spec.heads) for _ in range(spec.layers))
-        self.norm = TokenNorm(norm, spec.dim)
-        self.head = nn.Linear(spec.dim, BYTE_VOCAB_SIZE)
-
-    forward = TinyLM.forward  # the same computation: embeddings, causal blocks, final norm, head

@@ -33,7 +33,6 @@ def training_process_prepare(*, cuda: bool) -> dict[str, Any]:
     started = time.monotonic()
     import torch
 
-    from labs.training import guides_text  # noqa: F401  guides-lm's data, imported by its runs only
     from labs.training.config import RunConfig
     from labs.training.loop import run_experiment
 

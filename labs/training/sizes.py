@@ -60,24 +60,12 @@ class ModelSize:
         )
 
 
-SIZES: dict[str, ModelSize] = {
+SIZES: dict[str, ModelSize] = {  # name, dim, heads, layers, context, needs_gpu, activation_bytes_per_sequence
     size.name: size
     for size in (
-        ModelSize(
-            "tiny", dim=64, heads=4, layers=2, context=128, needs_gpu=False, activation_bytes_per_sequence=996_356
-        ),
-        ModelSize(
-            "small", dim=512, heads=8, layers=6, context=256, needs_gpu=True, activation_bytes_per_sequence=39_143_428
-        ),
-        ModelSize(
-            "medium",
-            dim=768,
-            heads=12,
-            layers=8,
-            context=512,
-            needs_gpu=True,
-            activation_bytes_per_sequence=154_947_588,
-        ),
+        ModelSize("tiny", 64, 4, 2, 128, False, 996_356),
+        ModelSize("small", 512, 8, 6, 256, True, 39_143_428),
+        ModelSize("medium", 768, 12, 8, 512, True, 154_947_588),
     )
 }
 SIZE_NAMES: tuple[str, ...] = tuple(SIZES)

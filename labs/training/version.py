@@ -3,7 +3,7 @@ version of the text guides-lm learns from.
 
 A hash of every Python file in this package (names and bytes, in a fixed order). Any change to
 the model, data, loop or metrics changes it, so stored results are not reused and the reference
-sweeps are computed again. guides-lm's data is the guides themselves (guides_text.py): a hash of
+sweeps are computed again. guides-lm's data is the guides themselves (data.py): a hash of
 the files it reads goes into a guides-lm run's fingerprint, so editing a guide trains it again.
 Plain file reading: the web process calls this without torch.
 """

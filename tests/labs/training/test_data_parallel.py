@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from labs.training.config import RunConfig, config_fingerprint, validate_config
-from labs.training.data_parallel import DataParallelError, run_data_parallel
+from labs.training.data_parallel import DataParallelError
 from labs.training.loop import run_experiment
 
 BASE = {
@@ -106,7 +106,7 @@ def test_token_mean_counts_tokens_across_processes(scaling, matches):
 @pytest.mark.parametrize("how", ["raise", "exit"])
 def test_a_failing_process_fails_the_run_with_a_reason_and_leaves_no_process(how):
     with pytest.raises(DataParallelError) as failure:
-        run_data_parallel(config(processes=2), device="cpu", fault=(1, 1, how))
+        run_experiment(config(processes=2), device="cpu", fault=(1, 1, how))
     expected = "RuntimeError: fault injected at step 1" if how == "raise" else "ended with exit code 3"
     assert "Process 1 of 2" in str(failure.value) and expected in str(failure.value)
     assert spawned_children() == []
@@ -116,7 +116,7 @@ def test_a_hung_process_fails_the_run_with_a_reason_and_leaves_no_process():
     # Process 1 blocks forever at step 1; the small timeout fails the run, whichever side notices it
     # first: process 0's collective gives up, or the parent hears nothing for that long.
     with pytest.raises(DataParallelError) as failure:
-        run_data_parallel(config(processes=2), device="cpu", fault=(1, 1, "hang"), timeout_seconds=3)
+        run_experiment(config(processes=2), device="cpu", fault=(1, 1, "hang"), timeout_seconds=3)
     reason = str(failure.value)
     assert "Process 0 of 2 failed" in reason or "one of them is stuck" in reason, reason
     assert spawned_children() == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from labs.training import guides_text
+from labs.training import data
 from labs.training.config import DEFAULT_CONFIG, RunConfig
 from labs.training.data import BOS, IGNORE_INDEX, PAD, load_task_data
 from labs.training.loop import Feed, loss_sum, run_experiment
@@ -74,16 +74,16 @@ def test_tiny_activation_figure_is_what_the_meter_measures():
 
 
 def test_the_validation_split_is_fixed_disjoint_and_independent_of_seed_and_size():
-    train, val = guides_text.split_paragraphs(guides_text.DEFAULT_TEXT_DIR)
+    train, val = data.split_paragraphs(data.DEFAULT_TEXT_DIR)
     assert val and len(train) > 10 * len(val)
     assert not set(train) & set(val)
-    assert guides_text.split_paragraphs(guides_text.DEFAULT_TEXT_DIR) == (train, val)
+    assert data.split_paragraphs(data.DEFAULT_TEXT_DIR) == (train, val)
     a = load_task_data("guides-lm", 0, context=128)
     b = load_task_data("guides-lm", 12345, context=128)
     assert torch.equal(a.val_x, b.val_x) and torch.equal(a.train_x, b.train_x)
     train_rows = {bytes(row.tolist()) for row in a.train_x}
     assert not train_rows & {bytes(row.tolist()) for row in a.val_x}
-    assert a.val_lengths.min() >= guides_text.MIN_PIECE and a.train_lengths.max() == 128
+    assert a.val_lengths.min() >= data.MIN_PIECE and a.train_lengths.max() == 128
 
 
 def test_real_text_in_three_languages_becomes_padded_byte_sequences(tmp_path: Path):
@@ -92,21 +92,21 @@ def test_real_text_in_three_languages_becomes_padded_byte_sequences(tmp_path: Pa
     (guide / "en.md").write_text("---\ntitle: x\n---\n\n## Overview\n\nOne paragraph.\nStill it.\n\n\nNext.\n")
     (guide / "hi.md").write_text("नमस्ते दुनिया\n")
     (guide / "quiz.yaml").write_text("not: text\n")
-    assert guides_text.paragraphs((guide / "en.md").read_text()) == [
+    assert data.paragraphs((guide / "en.md").read_text()) == [
         "## Overview",
         "One paragraph.\nStill it.",
         "Next.",
     ]
-    train, val = guides_text.split_paragraphs(tmp_path)
+    train, val = data.split_paragraphs(tmp_path)
     assert sorted(train + val) == sorted(["## Overview", "One paragraph.\nStill it.", "Next.", "नमस्ते दुनिया"])
-    chunks = guides_text.pieces(["नमस्ते दुनिया", "x" * 21], context=8)  # 37 UTF-8 bytes, then 21 bytes
+    chunks = data.pieces(["नमस्ते दुनिया", "x" * 21], context=8)  # 37 UTF-8 bytes, then 21 bytes
     assert [len(chunk) for chunk in chunks] == [8, 8, 8, 8, 5, 8, 8, 5]
-    inputs, targets, lengths = guides_text.encode([b"ab", b"xyz"], context=4)
+    inputs, targets, lengths = data.encode([b"ab", b"xyz"], context=4)
     assert inputs.tolist() == [[BOS, ord("a") + 2, PAD, PAD], [BOS, ord("x") + 2, ord("y") + 2, PAD]]
     assert targets.tolist() == [[ord("a") + 2, ord("b") + 2, IGNORE_INDEX, IGNORE_INDEX], [122, 123, 124, IGNORE_INDEX]]
     assert lengths.tolist() == [2, 3]
     with pytest.raises(ValueError, match="no guide text"):
-        guides_text.guide_files(tmp_path / "missing")
+        data.guide_files(tmp_path / "missing")
 
 
 # ---------------------------------------------------------------- accumulation

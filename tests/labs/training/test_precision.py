@@ -7,9 +7,8 @@ On the CPU: PyTorch 2.13 has a CPU GradScaler and CPU autocast for both 16-bit t
 import pytest
 import torch
 
-from labs.training import precision
 from labs.training.config import DEFAULT_CONFIG, RunConfig, validate_config
-from labs.training.loop import run_experiment
+from labs.training.loop import device_class, matmul_precision, run_experiment
 from labs.training.models import build_model
 
 
@@ -33,8 +32,8 @@ class CountingScaler(torch.amp.GradScaler):
     calls: list[str] = []
     init_scale = 2.0**16
 
-    def __init__(self, device: str) -> None:
-        super().__init__(device, init_scale=type(self).init_scale)
+    def __init__(self, device: str, enabled: bool = True) -> None:
+        super().__init__(device, init_scale=type(self).init_scale, enabled=enabled)
 
     def scale(self, outputs):
         self.calls.append("scale")
@@ -99,11 +98,11 @@ def test_fp32_turns_tf32_off_for_the_run_and_restores_it():
     before = matmul.allow_tf32, cudnn.allow_tf32
     try:
         matmul.allow_tf32 = cudnn.allow_tf32 = True
-        with precision.matmul_precision("fp32"):
+        with matmul_precision("fp32"):
             assert (matmul.allow_tf32, cudnn.allow_tf32) == (False, False)
         assert (matmul.allow_tf32, cudnn.allow_tf32) == (True, True)
         matmul.allow_tf32 = cudnn.allow_tf32 = False
-        with precision.matmul_precision("tf32"):
+        with matmul_precision("tf32"):
             assert (matmul.allow_tf32, cudnn.allow_tf32) == (True, True)
         assert (matmul.allow_tf32, cudnn.allow_tf32) == (False, False)
     finally:
@@ -135,4 +134,4 @@ def test_sizes_belong_to_guides_lm_and_mixed_precision_to_one_process():
 def test_a_gpu_size_that_reaches_a_cpu_worker_fails_with_the_reason():
     with pytest.raises(ValueError, match=r"^size small needs a GPU worker; none is connected\.$"):
         run_experiment(RunConfig(**lm_settings(size="small", steps=1)), device="cpu")
-    assert precision.device_class() == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert device_class() == ("cuda" if torch.cuda.is_available() else "cpu")
