@@ -60,8 +60,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def targets(site: Site) -> dict[str, str]:
-    return {
+def targets(site: Site, *, signed_in: bool = False) -> dict[str, str]:
+    pages = {
         BASELINE: "/ping",
         "guide page": site.seed["guide_path"],
         "home page": site.seed["home_path"],
@@ -70,6 +70,13 @@ def targets(site: Site) -> dict[str, str]:
         "preset page": site.seed["preset_path"],
         "certificate page": site.seed["certificate_path"],
     }
+    if signed_in:  # the learner's own pages, which only a session reaches
+        pages |= {
+            "dashboard": site.seed["dashboard_path"],
+            "quiz in progress": site.seed["attempt_path"],
+            "run page": site.seed["run_path"],
+        }
+    return pages
 
 
 def learner_cookie(site: Site) -> str:
@@ -181,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     visitors = "signed-in" if args.signed_in else "returning" if args.returning else "first-time"
     with running_site(workers=args.workers) as site:
         cookie = learner_cookie(site) if args.signed_in else RETURNING_COOKIE if args.returning else ""
-        paths = targets(site)
+        paths = targets(site, signed_in=args.signed_in)
         check_pages(site, paths, cookie)
         print(
             f"Load: {args.connections} connections, {args.duration:g} s per target, {args.rounds} rounds, "

@@ -39,6 +39,8 @@ def seed() -> dict[str, Any]:
     from accounts.services import account_create
     from certificates.services import certificate_issue
     from course.models import GuidePage
+    from labs.presets import PRESETS
+    from labs.services import lab_preset_submit
     from quizzes import selectors, services
     from quizzes.models import Attempt
 
@@ -63,6 +65,15 @@ def seed() -> dict[str, Any]:
     first = GuidePage.objects.filter(language="en", guide__is_published=True).order_by("guide__order").first()
     slug = first.guide.slug
     preset = GuidePage.objects.exclude(guide__lab_preset="").order_by("guide__order").first().guide.lab_preset
+    # The learner's own pages for --signed-in: a guide quiz half answered, and a lab run of a preset.
+    guide_quiz = selectors.published_quizzes().get(slug=slug)
+    owned = Attempt.objects.filter(user=user)
+    in_progress = services.attempt_start(quiz=guide_quiz, user=user, owned=owned, language="en")
+    form = QueryDict(mutable=True)
+    for name, value in correct_form(in_progress, 1).items():
+        form.setlist(name, value if isinstance(value, list) else [value])
+    services.attempt_answer(attempt=in_progress, number=1, data=form)
+    run = lab_preset_submit(user=user, preset=PRESETS[preset])[0]
     with translation.override("en"):
         return {
             "home_path": reverse("course:home"),
@@ -74,6 +85,9 @@ def seed() -> dict[str, Any]:
             "certificate_path": reverse("certificates:verify", args=[certificate.display_id]),
             "certificate_id": certificate.display_id,
             "api_token": raw_token,
+            "dashboard_path": reverse("accounts:dashboard"),
+            "attempt_path": selectors.attempt_url(in_progress),
+            "run_path": reverse("labs:run", args=[run.pk]),
         }
 
 

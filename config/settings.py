@@ -167,7 +167,7 @@ def _cache_url(broker_url: str) -> str:
 
 CACHES = {
     "default": {
-        "BACKEND": "config.cache.PooledClientRedisCache",  # Django's, minus a client built per call
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env_str("CACHE_URL") or _cache_url(REDIS_URL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
         "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
@@ -231,7 +231,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_SECURE = HTTPS
-SESSION_ENGINE = "config.sessions"  # database sessions, read in one plain statement (hot path)
+# Django's database sessions (the default), not cached_db: a Redis flush or outage loses none, and
+# cached_db's reads raise while Redis is down.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if HTTPS else 0

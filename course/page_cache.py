@@ -10,16 +10,10 @@ sessions, CSRF, URL resolution and the view run, and stores a decorated view's r
 out, with the headers the other middleware gave it. Each entry is keyed by language and path and
 remembers the content hash it was rendered from; it is served only while that is still the
 current hash, so any change to the guides retires every page at once, whichever process serves
-it (within a second: see below). The current hash lives in the cache too, is recomputed from the database whenever it is
+it. The current hash lives in the cache too, is recomputed from the database whenever it is
 missing, and is deleted when a guide changes (signals below; `pages_changed()` for bulk updates).
 Timeouts bound what the hash does not see (a quiz edited in the admin, the latest lab results).
 When the cache cannot be reached, pages are rendered as if there were no cache.
-
-Each process also keeps what Redis answered for a page for `REUSE_SECONDS`, and serves it again
-meanwhile without asking: the round trip cost about 0.1 ms of CPU per hit, half of what the
-minimal view costs in all (bench/load.py). So a change made in another process (a content sync,
-a revoked certificate, a finished reference sweep) shows at most that long after it is committed;
-in the process that made it, at once (`pages_changed()` and `forget_page()` drop the copies).
 
 Each entry also holds its body gzip-compressed, made once when it is stored, for the visitors
 whose browsers accept it (nearly all): GZipMiddleware, above this one, compresses the pages
@@ -40,7 +34,6 @@ import logging
 import re
 from collections.abc import Callable
 from functools import wraps
-from time import monotonic
 
 from django.conf import settings
 from django.core.cache import cache
@@ -65,11 +58,7 @@ PAGE_KEY = "course:page:v2:{path}"  # v2: entries hold the gzip-compressed body 
 LANGUAGE_PREFIXES = tuple(f"/{code}/" for code, _name in settings.LANGUAGES)
 # Cookies that make a visitor's pages their own: a session (signed in, quiz attempts) or a message.
 PERSONAL_COOKIES = (settings.SESSION_COOKIE_NAME, "messages")
-REUSE_SECONDS = 1.0
-REUSE_LIMIT = 256  # pages kept per process (a guide page is about 50 kB)
 ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # in Accept-Encoding, as GZipMiddleware reads it
-# key -> (monotonic time until which it may be served without asking Redis, headers, body, gzipped body)
-_reused: dict[str, tuple[float, dict, bytes, bytes]] = {}
 
 
 def content_hash() -> str:
@@ -88,7 +77,6 @@ def pages_changed() -> None:
     meanwhile by another process, from the rows before the change, carries the old hash)."""
 
     def forget() -> None:
-        _reused.clear()
         try:
             cache.delete(HASH_KEY)
         except RedisError as exc:  # e.g. sync_content at set-up, before Redis runs: HASH_TIMEOUT bounds it
@@ -107,8 +95,6 @@ def forget_page(viewname: str, *args) -> None:
             keys.append(page_key(reverse(viewname, args=args)))
 
     def forget() -> None:
-        for key in keys:
-            _reused.pop(key, None)
         try:
             cache.delete_many(keys)
         except RedisError as exc:  # the page's timeout bounds it
@@ -163,29 +149,6 @@ def _page_key(request: HttpRequest) -> str | None:
     return page_key(request.path)
 
 
-def forget_reused_pages() -> None:
-    """Drops this process's copies (e.g. after the cache itself was cleared)."""
-    _reused.clear()
-
-
-def _reuse(key: str, headers: dict, body: bytes, gzipped: bytes) -> None:
-    now = monotonic()
-    if len(_reused) >= REUSE_LIMIT:
-        for old_key, (until, *_page) in list(_reused.items()):
-            if until <= now:
-                _reused.pop(old_key, None)
-        if len(_reused) >= REUSE_LIMIT:
-            _reused.clear()
-    _reused[key] = (now + REUSE_SECONDS, headers, body, gzipped)
-
-
-def _reused_page(key: str) -> tuple[dict, bytes, bytes] | None:
-    kept = _reused.get(key)
-    if kept is None or kept[0] <= monotonic():
-        return None
-    return kept[1:]
-
-
 def _answer(request: HttpRequest, headers: dict, body: bytes, gzipped: bytes) -> HttpResponse:
     """The cached page, compressed when the visitor's browser accepts gzip and it is shorter so."""
     if len(gzipped) < len(body) and ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
@@ -196,6 +159,17 @@ def _answer(request: HttpRequest, headers: dict, body: bytes, gzipped: bytes) ->
         response = HttpResponse(body, headers=headers)
     patch_vary_headers(response, ("Accept-Encoding",))
     return response
+
+
+def content_version() -> str | None:
+    """The current content hash, for the cache keys of template fragments that show the guides (a
+    signed-in learner's pages cache what is the same for everyone: `{% cache ... content_version %}`),
+    so that a content sync or a figure's new data retires them as it retires whole pages. None when
+    the cache cannot be reached: the template then renders the fragment without the cache."""
+    try:
+        return _current_hash(cache.get(HASH_KEY))
+    except RedisError:
+        return None
 
 
 def _current_hash(cached: str | None) -> str:
@@ -214,9 +188,6 @@ class PublicPageCacheMiddleware:
         if key is None:
             return self.get_response(request)
         request.get_host()  # refuses a Host outside ALLOWED_HOSTS, as the rest of the stack would
-        reused = _reused_page(key)
-        if reused is not None:
-            return _answer(request, *reused)
         try:
             found = cache.get_many([HASH_KEY, key])
             current = _current_hash(found.get(HASH_KEY))
@@ -224,7 +195,6 @@ class PublicPageCacheMiddleware:
             return self.get_response(request)
         entry = found.get(key)
         if entry is not None and entry[0] == current:
-            _reuse(key, *entry[1:])
             return _answer(request, *entry[1:])
         request.public_page_key = key
         response = self.get_response(request)
@@ -238,6 +208,5 @@ class PublicPageCacheMiddleware:
         try:
             cache.set(key, (current, *page), response.public_page_timeout)
         except RedisError:
-            return page  # the visitor has the page; the next one renders it again
-        _reuse(key, *page)
+            pass  # the visitor has the page; the next one renders it again
         return page

@@ -3,7 +3,6 @@
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db import connection
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import formats
@@ -12,7 +11,7 @@ from django.utils.translation import get_language
 from course.progress import QuizResult
 from course.selectors import next_guide_page
 
-from . import formulas, grading, rows
+from . import formulas, grading
 from .models import Answer, Attempt, Question, Quiz
 
 SESSION_KEY = "quiz_attempts"  # attempt keys of this browser, claimed by the learner on login
@@ -27,11 +26,9 @@ def attempts_of(*, user, keys: list[str]) -> QuerySet:
 
 def owned_attempt(*, user, keys: list[str], slug: str, key: str) -> Attempt | None:
     """One attempt by its key, with its quiz, if attempts_of(user, keys) holds it. Looked up by its
-    unique key and checked here, not through attempts_of's `key IN (...)` of up to 50 keys: every
-    answer to a question reads it, in one plain statement (quizzes/rows.py): the ORM's query
-    building cost several times the query itself."""
-    attempt = rows.attempt_with_quiz(key)
-    if attempt is None or attempt.quiz.slug != slug:
+    unique key and checked here, not through attempts_of's `key IN (...)` of up to 50 keys."""
+    attempt = Attempt.objects.select_related("quiz").filter(key=key, quiz__slug=slug).first()
+    if attempt is None:
         return None
     if user.is_authenticated:
         return attempt if attempt.user_id == user.pk else None
@@ -39,12 +36,8 @@ def owned_attempt(*, user, keys: list[str], slug: str, key: str) -> Attempt | No
 
 
 def answered_count(attempt: Attempt) -> int:
-    """How many of the attempt's questions are answered (the progress line after each answer).
-    One plain COUNT: the ORM's query building costs several times the query on this hot path."""
-    table = connection.ops.quote_name(Answer._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {table} WHERE attempt_id = %s", [attempt.pk])
-        return cursor.fetchone()[0]
+    """How many of the attempt's questions are answered (the progress line after each answer)."""
+    return attempt.answers.count()
 
 
 def published_quizzes() -> QuerySet:

@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from course.models import Guide
 from course.typography import french_text, typeset_hash
 
-from . import formulas, grading, rows, spaced_review
+from . import formulas, grading, spaced_review
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Question, Quiz
 
@@ -212,25 +212,11 @@ def _shuffled_option_ids(question: Question, rng: random.Random) -> list[str]:
     return shown
 
 
-# Questions change only through a content sync, which saves their quiz (its updated_at) in the same
-# transaction: a question is kept in this process under its quiz's updated_at, so every answer after
-# the first to a question skips its query, and a sync makes the next read fetch the new text.
-_QUESTIONS: dict[tuple, Question] = {}
-_QUESTIONS_KEPT = 2000  # far more than the course's questions; past it, start again
-
-
 def attempt_question(attempt: Attempt, number: int) -> Question:
-    """The question at 1-based `number` in the attempt (shared by every learner: never change it)."""
+    """The question at 1-based `number` in the attempt."""
     if not 1 <= number <= attempt.total:
         raise QuestionNotFound(_("This question is not part of your attempt."))
-    version = (attempt.question_ids[number - 1], attempt.quiz_id, attempt.quiz.updated_at)
-    question = _QUESTIONS.get(version)
-    if question is None:
-        question = Question.objects.get(pk=version[0])
-        if len(_QUESTIONS) >= _QUESTIONS_KEPT:
-            _QUESTIONS.clear()
-        _QUESTIONS[version] = question
-    return question
+    return Question.objects.get(pk=attempt.question_ids[number - 1])
 
 
 def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict, now: datetime | None = None) -> Answer:
@@ -249,13 +235,11 @@ def attempt_answer(*, attempt: Attempt, number: int, data: QueryDict, now: datet
         response = grading.parse_response(question, shown, data)
     except grading.InvalidAnswer as exc:
         raise InvalidAnswer(str(exc)) from None
+    is_correct = grading.is_correct(question, response, attempt.drawn_for(question))
     try:
-        answer = rows.insert_answer(
-            attempt=attempt,
-            question=question,
-            response=response,
-            is_correct=grading.is_correct(question, response, attempt.drawn_for(question)),
-        )
+        # The savepoint keeps a caller's transaction usable when the constraint refuses the insert.
+        with transaction.atomic():
+            answer = Answer.objects.create(attempt=attempt, question=question, response=response, is_correct=is_correct)
     except IntegrityError:  # answered before (the constraint checks it, no query first): the first one counts
         raise AlreadyAnswered(_("You have already answered this question.")) from None
     spaced_review.schedule_after_miss(answer)

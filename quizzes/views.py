@@ -9,10 +9,9 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
-from django_ratelimit.exceptions import Ratelimited
 
 from config.htmx import vary_on_htmx, wants_fragment
-from config.ratelimit import rate_counted, rate_limit
+from config.ratelimit import rate_limit
 from config.waits import seconds_until, with_retry_after
 from course.page_cache import public_page
 
@@ -135,12 +134,9 @@ def _question_fragment(
 
 @require_POST
 @vary_on_htmx  # htmx gets the graded card, a plain form post a redirect
+@rate_limit("quiz_answer", key="user_or_ip")  # every answer is counted, before anything is read or written
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
-    # Every answer is counted; the attempt is read while Redis counts, and nothing is written before.
-    with rate_counted(request, "quiz_answer", key="user_or_ip") as over_rate:
-        attempt = _attempt_or_404(request, slug, key)
-        if over_rate():
-            raise Ratelimited
+    attempt = _attempt_or_404(request, slug, key)
     try:
         graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)
     except services.QuestionNotFound:

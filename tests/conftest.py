@@ -81,13 +81,9 @@ def clean_cache():
     counters (and anything else a test left in Redis) must not leak from one test to the next."""
     from django.core.cache import cache
 
-    from course.page_cache import forget_reused_pages
-
     cache.clear()
-    forget_reused_pages()  # the copies each process keeps of cached pages for a second
     yield
     cache.clear()
-    forget_reused_pages()
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
-"""An answer's rate count travels to Redis while the attempt is read (config.ratelimit.rate_counted):
-over the rate nothing is written, the Redis connection always goes back to its pool, and a cache
-that cannot be reached lets answers through with a warning, as every other limit does."""
+"""Every answer is counted (config.ratelimit) before anything is read or written: over the rate
+nothing is written, the Redis connection always goes back to its pool, and a cache that cannot be
+reached lets answers through with a warning, as every other limit does."""
 
 import logging
 
@@ -62,7 +62,7 @@ def test_when_the_cache_is_down_answers_are_graded_and_the_skipped_count_is_logg
     attempt = start_attempt(client)
     settings.CACHES = {
         "default": {
-            "BACKEND": "config.cache.PooledClientRedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there, as when Redis has stopped
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
