@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from . import narration
 from .content import load_all_guides
 from .glosses import Glosses, load_glosses, page_hash
-from .models import Guide, GuidePage, Subscriber
+from .models import Guide, GuidePage, GuideRead, Subscriber
 from .page_cache import pages_changed
 from .rendering import plain_text_of, render_markdown, rendered_hash
 from .typography import french_text, typeset_hash
@@ -247,3 +247,10 @@ def _send(subscriber: Subscriber, template: str, context: dict) -> None:
         headers={"List-Unsubscribe": f"<{link}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
     )
     message.send()
+
+
+def guide_read(*, user, guide: Guide) -> None:
+    """Notes that the learner opened the guide now (the dashboard's "last read"): one UPDATE for a
+    guide read before, where update_or_create takes a transaction, a SELECT and an UPDATE."""
+    if not GuideRead.objects.filter(user=user, guide=guide).update(last_read_at=timezone.now()):
+        GuideRead.objects.get_or_create(user=user, guide=guide)  # the first read

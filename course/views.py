@@ -5,6 +5,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language, get_language_from_request
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -17,8 +18,8 @@ from config.ratelimit import rate_limit
 
 from . import notebooks, services, study_plan
 from .forms import NewsletterForm
-from .models import GuidePage, GuideRead
-from .page_cache import public_page
+from .models import GuidePage
+from .page_cache import content_version, public_page
 from .progress import progress_of
 from .search import query_terms, search_guides, searched_as
 from .versions import tested_with_text
@@ -39,18 +40,32 @@ def _published_pages(language: str):
 PAGE_TIMEOUT = 3600  # seconds; a change to the guides retires their pages at once anyway
 
 
+# The content of these pages is the same for every visitor: for one with a session, the templates
+# cache it as fragments keyed by `content_version`, and the querysets (lazy) are read only on a miss.
+FRAGMENT_TIMEOUT = PAGE_TIMEOUT
+
+
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def home(request: HttpRequest) -> HttpResponse:
-    pages = list(_published_pages(get_language()))
-    context = {"pages": pages, "first_page": pages[0] if pages else None, "newsletter_form": NewsletterForm()}
+    context = {
+        "pages": _published_pages(get_language()),
+        "newsletter_form": NewsletterForm(),
+        "content_version": content_version(),
+        "fragment_timeout": FRAGMENT_TIMEOUT,
+    }
     return TemplateResponse(request, "course/home.html", context)
 
 
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_index(request: HttpRequest) -> HttpResponse:
-    return TemplateResponse(request, "course/guide_index.html", {"pages": _published_pages(get_language())})
+    context = {
+        "pages": _published_pages(get_language()),
+        "content_version": content_version(),
+        "fragment_timeout": FRAGMENT_TIMEOUT,
+    }
+    return TemplateResponse(request, "course/guide_index.html", context)
 
 
 @require_GET
@@ -78,25 +93,36 @@ def course_overview(request: HttpRequest) -> HttpResponse:
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    pages = list(_published_pages(get_language()))
-    index = next((i for i, p in enumerate(pages) if p.guide.slug == slug), None)
-    if index is None:
+    language = get_language()
+    # The body is read only when the page's fragment is not cached (see guide_detail.html).
+    pages = GuidePage.objects.filter(language=language, guide__slug=slug, guide__is_published=True)
+    page = pages.select_related("guide").defer("body_markdown", "body_html", "plain_text").first()
+    if page is None:
         raise Http404
-    page = GuidePage.objects.select_related("guide").get(pk=pages[index].pk)
     if request.user.is_authenticated:
-        GuideRead.objects.update_or_create(user=request.user, guide=page.guide)
-    related = [p for p in pages if p.guide.slug in page.guide.related]
+        services.guide_read(user=request.user, guide=page.guide)
     context = {
         "page": page,
-        "previous_page": pages[index - 1] if index > 0 else None,
-        "next_page": pages[index + 1] if index + 1 < len(pages) else None,
-        "related_pages": related,
+        "neighbours": SimpleLazyObject(lambda: _neighbours(page, language)),  # read on a miss only
         "quiz_url": reverse("quizzes:quiz", args=[slug]),
         "lab_url": reverse("labs:preset", args=[page.guide.lab_preset]) if page.guide.lab_preset else "",
         "newsletter_form": NewsletterForm(),
         "tested_with": tested_with_text(),
+        "content_version": content_version(),
+        "fragment_timeout": FRAGMENT_TIMEOUT,
     }
     return TemplateResponse(request, "course/guide_detail.html", context)
+
+
+def _neighbours(page: GuidePage, language: str) -> dict:
+    """The guides before and after `page` in the course, and those it names as related."""
+    pages = list(_published_pages(language))
+    index = next(i for i, p in enumerate(pages) if p.pk == page.pk)
+    return {
+        "previous": pages[index - 1] if index > 0 else None,
+        "next": pages[index + 1] if index + 1 < len(pages) else None,
+        "related": [p for p in pages if p.guide.slug in page.guide.related],
+    }
 
 
 @require_GET

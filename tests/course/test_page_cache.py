@@ -139,3 +139,63 @@ def test_a_long_path_is_cached_under_a_short_key_of_its_own():
     assert len(key) < 250  # Django's CacheKeyWarning begins at 250
     assert key != page_key(long_path[:-2] + "y/")
     assert page_key("/en/guides/") == "course:page:v2:/en/guides/"
+
+
+# A signed-in learner's pages are rendered for them, around fragments that are the same for everyone
+# (the guide's article, the lists of guides) and cached under the content hash.
+
+
+def article(html: str) -> str:
+    return html[html.index("<article>") : html.index("</article>")]
+
+
+def body_reads(queries) -> list[str]:
+    return [q["sql"] for q in queries if '"body_html"' in q["sql"]]
+
+
+def test_a_signed_in_learner_gets_the_guide_article_from_the_cache(learner_client, synced_content):
+    first = learner_client.get(URL).content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        second = learner_client.get(URL).content.decode()
+    assert body_reads(queries) == []  # the article (body and figures) came from the cache
+    assert article(second) == article(first) and "Dashboard" in second
+
+
+def test_a_changed_guide_retires_the_signed_in_learners_fragments_at_once(learner_client, synced_content):
+    from course.page_cache import pages_changed
+
+    for url in (URL, "/en/", "/en/guides/"):
+        assert "A renamed loop" not in learner_client.get(url).content.decode()
+    GuidePage.objects.filter(guide__slug="the-accumulation-loop", language="en").update(title="A renamed loop")
+    pages_changed()  # what a content sync does after its bulk update (course/services.py)
+    for url in (URL, "/en/", "/en/guides/"):
+        assert "A renamed loop" in learner_client.get(url).content.decode()
+
+
+def test_each_language_has_its_own_fragments(learner_client, synced_content):
+    english = {path: learner_client.get(path).content.decode() for path in (URL, "/en/", "/en/guides/")}
+    french = {path: learner_client.get(path.replace("/en/", "/fr/")).content.decode() for path in english}
+    assert article(french[URL]) != article(english[URL])
+    assert "Les guides" in french["/en/"] and "guides dans l" in french["/en/guides/"]
+
+
+def test_one_learners_progress_and_token_are_never_shown_to_another(learner_client, synced_content, django_user_model):
+    import re
+
+    learner_client.get(URL)  # read: the overview shows it to this learner
+    assert "Read, quiz not taken" in learner_client.get("/en/course/").content.decode()
+    other = Client()
+    other.force_login(django_user_model.objects.create_user("ravi", "ravi@example.com", "another Pass phrase 7"))
+    assert "Read, quiz not taken" not in other.get("/en/course/").content.decode()  # they have read nothing
+    for path in (URL, "/en/", "/en/guides/", "/en/course/"):
+        mine = learner_client.get(path).content.decode()
+        theirs = other.get(path).content.decode()
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', mine).group(1)
+        assert token not in theirs  # the log-out form's token is each learner's own, never cached
+
+
+def test_signed_in_pages_are_rendered_without_fragments_while_redis_is_down(learner_client, synced_content, redis_down):
+    for path in (URL, "/en/", "/en/guides/"):
+        response = learner_client.get(path)
+        assert response.status_code == 200 and "Dashboard" in response.content.decode()
+    assert "guide-body" in learner_client.get(URL).content.decode()
