@@ -119,3 +119,14 @@ def test_the_guide_index_counts_the_published_guides_from_the_data(client, synce
     Guide.objects.filter(slug=SLUG).update(is_published=False)
     cache.clear()  # the index is a cached public page
     assert sentence.format(n=published - 1) in client.get(f"/{language}/guides/").content.decode()
+
+
+def test_reading_a_guide_again_moves_only_its_last_read_time(learner_client, learner, synced_content):
+    from course.models import GuideRead
+
+    learner_client.get(f"/en/guides/{SLUG}/")
+    first = GuideRead.objects.get(user=learner, guide__slug=SLUG)
+    learner_client.get(f"/fr/guides/{SLUG}/")  # the same guide in another language
+    again = GuideRead.objects.get(user=learner, guide__slug=SLUG)
+    assert GuideRead.objects.filter(user=learner).count() == 1
+    assert again.first_read_at == first.first_read_at and again.last_read_at > first.last_read_at
