@@ -18,6 +18,8 @@ module never imports page_cache, which imports it).
 import re
 from typing import Protocol
 
+from django.http import HttpRequest
+
 from .markdown_text import PROSE, classified_lines
 
 MARKER_RE = re.compile(r"^\{\{\s*figure:\s*([a-z0-9]+(?:-[a-z0-9]+)*)/([a-z0-9]+(?:-[a-z0-9]+)*)\s*\}\}\s*$")
@@ -29,8 +31,10 @@ PLACEHOLDER_RE = re.compile(
 
 
 class FigureProvider(Protocol):
-    def render(self, preset: str, name: str, language: str) -> str:
-        """Safe HTML for one figure in one language (never empty: words when there is no data)."""
+    def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
+        """Safe HTML for one figure in one language (never empty: words when there is no data).
+        With the page's request, the figure may follow its query string (a learner's choice in an
+        explorable figure, which a shared link carries) and who is signed in."""
 
     def state(self) -> str:
         """Changes whenever some figure would be drawn differently."""
@@ -76,12 +80,12 @@ def without_placeholders(body_html: str) -> str:
     return re.sub(PLACEHOLDER_RE.pattern + r"\n*", "", body_html)
 
 
-def fill_figures(body_html: str, language: str) -> str:
+def fill_figures(body_html: str, language: str, request: HttpRequest | None = None) -> str:
     """The stored HTML with every placeholder replaced by its figure (nothing without a provider)."""
 
     def figure(match: re.Match) -> str:
         preset, name = match.groups()
-        return "".join(provider.render(preset, name, language) for provider in _providers)
+        return "".join(provider.render(preset, name, language, request) for provider in _providers)
 
     return PLACEHOLDER_RE.sub(figure, body_html)
 
