@@ -157,7 +157,7 @@ def url_with_state(current_url: str, figure: str, choice: str, predicted: str) -
     """The page's URL (path and query) with this figure's state replaced: what htmx pushes into the
     address bar, so the learner can share what they see. None for a URL that is not a path here."""
     parts = urlsplit(current_url)
-    if not parts.path.startswith("/"):
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
         return None
     query = QueryDict(parts.query, mutable=True)
     for key, value in zip(state_params(figure), (choice, predicted), strict=True):

@@ -68,7 +68,7 @@ def test_a_choice_in_the_query_string_is_drawn_into_the_page_in_each_language(cl
     assert '<option value="N16" selected>' in chosen
     assert runs[2].code_version in panel
     french = html.unescape(client.get(GUIDE.format(language="fr") + f"?fig-{FIG}=N4").content.decode())
-    assert "La série de référence N = 4 à côté de N = 1." in french
+    assert "L'exécution de référence N = 4 à côté de N = 1." in french
     hindi = html.unescape(client.get(GUIDE.format(language="hi") + f"?fig-{FIG}=N4").content.decode())
     assert "N = 4" in hindi.split(f'id="explore-{FIG}-chosen"')[1]
 
