@@ -127,7 +127,9 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
     stored = _stored_prediction(request, preset, name)
     if not predicted and asked is not None and stored is not None:
         predicted = stored.predicted
-    revealed = asked is None or bool(chosen_slug) or bool(predicted)
+    # Without a reference sweep there is nothing to predict: the figure says so at once.
+    ready = preset in reference_index()
+    revealed = asked is None or not ready or bool(chosen_slug) or bool(predicted)
     context = {
         "fid": fid,
         "preset_url": reverse("labs:preset", args=[preset]),

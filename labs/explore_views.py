@@ -38,11 +38,10 @@ def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     page_path = urlsplit(page).path if page else ""
     response = HttpResponse(render_panel(preset, name, request.GET, request, page_path))
     if page:
-        fig_param, predict_param = explorable.state_params(explorable.figure_id(preset, name))
+        figure = explorable.figure_id(preset, name)
+        fig_param, predict_param = explorable.state_params(figure)
         predicted = "" if request.user.is_authenticated else request.GET.get(predict_param, "")
-        pushed = explorable.url_with_state(
-            page, explorable.figure_id(preset, name), request.GET.get(fig_param, ""), predicted
-        )
+        pushed = explorable.url_with_state(page, figure, request.GET.get(fig_param, ""), predicted)
         if pushed:
             response.headers["HX-Push-Url"] = pushed
     return response
