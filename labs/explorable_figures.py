@@ -112,6 +112,18 @@ def _option_label(preset_obj, option: str) -> str:
     return dict(explorable.prediction_options(preset_obj)).get(option, option)
 
 
+def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
+    """The other figures' state on the page, which this figure's forms carry along (nothing else of
+    the query string)."""
+    own = explorable.state_params(fid)
+    return [
+        (key, value)
+        for key, values in query.lists()
+        if key.startswith(("fig-", "predict-")) and key not in own
+        for value in values[:1]
+    ]
+
+
 def panel_context(preset: str, name: str, query, request: HttpRequest | None, page_path: str) -> dict:
     """Everything the panel template needs, from the URL's state for this figure (`query`, a
     QueryDict) and the learner's stored prediction."""
@@ -139,7 +151,7 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
         "page_path": page_path,
         "fig_param": fig_param,
         "predict_param": predict_param,
-        "kept": [(k, v) for k, vs in query.lists() if k not in (fig_param, predict_param) for v in vs],
+        "kept": _other_figures_state(query, fid),
         "signed_in": bool(request and request.user.is_authenticated),
         "question": asked.text if asked else "",
         "options": explorable.prediction_options(preset_obj),

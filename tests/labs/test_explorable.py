@@ -93,6 +93,8 @@ def test_the_fragment_varies_on_htmx_and_pushes_the_pages_url(client, reference_
     assert response.headers["HX-Push-Url"] == f"/en/guides/g/?fig-{FIG}=N4&fig-other-loss=N1"
     assert f'id="explore-{FIG}-chosen"' in response.content.decode()
     assert client.get(reverse("labs:explore", args=["batchnorm-n-sweep", "nope"])).status_code == 404
+    unknown = client.get(url, {f"fig-{FIG}": "N3"}, headers={"HX-Request": "true"})
+    assert unknown.status_code == 400 and "This figure has no run named" in html.unescape(unknown.content.decode())
 
 
 @pytest.mark.django_db
