@@ -7,8 +7,9 @@ A guide places a figure with a line of its own in its Markdown body:
 (a lab preset's slug and the figure's name). When content is synced, the line becomes an empty
 placeholder element in the stored HTML (`markers_to_placeholders`, called by rendering.py); when
 a guide page is shown, each placeholder is replaced with what the registered provider draws for
-it in the page's language (`fill_figures`, the `with_figures` template filter). `course` never
-imports the app that draws them: labs registers its provider in its AppConfig.ready().
+it in the page's language (`fill_figures`, the `body_with_figures` template tag, which passes the
+page's request along: a figure may follow the query string). `course` never imports the app that
+draws them: labs registers its provider in its AppConfig.ready().
 
 Cached guide pages include the provider's `state()` in their content hash (page_cache.py), so
 the provider retires them with `page_cache.pages_changed()` when a figure's data changes (this
@@ -17,6 +18,8 @@ module never imports page_cache, which imports it).
 
 import re
 from typing import Protocol
+
+from django.http import HttpRequest
 
 from .markdown_text import PROSE, classified_lines
 
@@ -29,8 +32,10 @@ PLACEHOLDER_RE = re.compile(
 
 
 class FigureProvider(Protocol):
-    def render(self, preset: str, name: str, language: str) -> str:
-        """Safe HTML for one figure in one language (never empty: words when there is no data)."""
+    def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
+        """Safe HTML for one figure in one language (never empty: words when there is no data).
+        With the page's request, the figure may follow its query string (a learner's choice in an
+        explorable figure, which a shared link carries) and who is signed in."""
 
     def state(self) -> str:
         """Changes whenever some figure would be drawn differently."""
@@ -76,12 +81,12 @@ def without_placeholders(body_html: str) -> str:
     return re.sub(PLACEHOLDER_RE.pattern + r"\n*", "", body_html)
 
 
-def fill_figures(body_html: str, language: str) -> str:
+def fill_figures(body_html: str, language: str, request: HttpRequest | None = None) -> str:
     """The stored HTML with every placeholder replaced by its figure (nothing without a provider)."""
 
     def figure(match: re.Match) -> str:
         preset, name = match.groups()
-        return "".join(provider.render(preset, name, language) for provider in _providers)
+        return "".join(provider.render(preset, name, language, request) for provider in _providers)
 
     return PLACEHOLDER_RE.sub(figure, body_html)
 

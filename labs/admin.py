@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from . import services
-from .models import LabRun
+from .models import FigurePrediction, LabRun
 
 
 @admin.register(LabRun)
@@ -43,3 +43,11 @@ class LabRunAdmin(admin.ModelAdmin):
         self.message_user(
             request, ngettext("%(n)d run requeued.", "%(n)d runs requeued.", count) % {"n": count}, messages.SUCCESS
         )
+
+
+@admin.register(FigurePrediction)
+class FigurePredictionAdmin(admin.ModelAdmin):
+    list_display = ["user", "preset", "figure", "predicted", "answer", "updated_at"]
+    list_filter = ["preset", "figure"]
+    search_fields = ["user__username", "preset"]
+    raw_id_fields = ["user"]

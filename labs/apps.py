@@ -11,8 +11,9 @@ class LabsConfig(AppConfig):
         from accounts.dashboard import register_section
         from course.figures import register_figure_provider
 
-        from .figures import reference_figures
+        from .explorable_figures import dashboard_predictions, explorable_figures
         from .selectors import dashboard_context
 
-        register_figure_provider(reference_figures)
+        register_figure_provider(explorable_figures)  # draws the reference figures, explorable
         register_section("labs", template="labs/_dashboard.html", context=dashboard_context, order=40)
+        register_section("predictions", template="labs/_predictions.html", context=dashboard_predictions, order=45)

@@ -171,3 +171,32 @@ def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
     if run_id is not None:
         queued = queued.filter(pk=run_id)
     return queued.update(status=LabRun.Status.CANCELLED, finished_at=timezone.now())
+
+
+class FigurePrediction(models.Model):
+    """What a learner predicted a guide figure would show, before seeing it (labs/explorable.py):
+    an option of the figure (a run's choice, or "about the same"), and what the reference runs
+    bore out when they answered (empty when the reference sweep had no result yet)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="figure_predictions")
+    preset = models.SlugField()
+    figure = models.SlugField()  # the figure's name within the preset: "loss", "memory"...
+    predicted = models.CharField(max_length=60)
+    answer = models.CharField(max_length=60, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        verbose_name = _("figure prediction")
+        verbose_name_plural = _("figure predictions")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "preset", "figure"], name="labs_one_prediction_per_figure")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.preset}/{self.figure}: {self.predicted}"
+
+    @property
+    def is_right(self) -> bool | None:
+        return None if not self.answer else self.predicted == self.answer

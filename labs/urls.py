@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import explore_views, views
 
 app_name = "labs"
 
@@ -16,5 +16,7 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("live/", views.live, name="live"),
     path("compare/runs.json", views.compare_json, name="compare_json"),
+    path("figures/<slug:preset>/<slug:name>/", explore_views.explore, name="explore"),
+    path("figures/<slug:preset>/<slug:name>/predict/", explore_views.predict, name="predict"),
     path("compare/curves.csv", views.compare_csv, name="compare_csv"),
 ]

@@ -38,6 +38,7 @@ def test_a_guide_shows_its_figure_and_a_learners_sweep_finishes_beside_the_refer
 
     visitor = new_page()
     visitor.goto(f"{live_server.url}/en/guides/{GUIDE}/")
+    visitor.locator(f"#explore-{PRESET}-loss .explorable-skip").click()  # no prediction: just show it
     figure = visitor.locator(f"#figure-{PRESET}-loss")
     expect(figure.locator("svg[role='img'] title")).to_have_text("LayerNorm at N = 1, 4 and 16")
     expect(figure.locator("svg polyline")).to_have_count(3)

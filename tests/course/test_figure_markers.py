@@ -28,7 +28,7 @@ class Drawings:
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, str]] = []
 
-    def render(self, preset: str, name: str, language: str) -> str:
+    def render(self, preset: str, name: str, language: str, request=None) -> str:
         self.calls.append((preset, name, language))
         return f'<p class="drawn">{preset}/{name} in {language}</p>'
 
@@ -84,9 +84,9 @@ def test_a_change_of_state_changes_the_cached_pages_content_hash(db, drawings):
 
 
 def test_labs_registers_its_provider_when_django_starts():
-    from labs.figures import reference_figures
+    from labs.explorable_figures import explorable_figures
 
-    assert reference_figures in figures._providers
+    assert explorable_figures in figures._providers
 
 
 def test_course_never_imports_labs():

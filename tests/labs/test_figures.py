@@ -123,7 +123,10 @@ def test_a_guide_page_shows_its_figure_where_the_text_discusses_it(client, refer
     assert "<svg" not in missing and "guide-figure-slot" not in missing
     assert 'href="/en/labs/presets/memory-vs-n/"' in missing
     reference_sweep("memory-vs-n")  # a reference sweep finishes: the cached page is retired
-    html = client.get(url).content.decode()
+    asking = client.get(url).content.decode()  # first a prediction (labs/explorable.py), then the figure
+    assert "Which run will need the least peak activation memory?" in asking
+    assert 'id="figure-memory-vs-n-memory"' not in asking
+    html = client.get(url + "?fig-memory-vs-n-memory=all").content.decode()
     figure = re.search(r'<figure class="guide-figure" id="figure-memory-vs-n-memory">.*?</figure>', html, re.S)
     assert figure and "<title" in figure.group(0) and "<table" in figure.group(0)
     assert html.index('id="peak-memory"') < figure.start() < html.index('id="why-not-smaller-batch"')
@@ -135,7 +138,7 @@ def test_guide_figures_in_every_language(client, reference_sweep, language):
 
     call_command("sync_content", stdout=open("/dev/null", "w"))
     reference_sweep("forgot-divide-sgd")
-    html = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
+    html = client.get(f"/{language}/guides/the-accumulation-loop/?predict-forgot-divide-sgd-loss=skip").content.decode()
     assert 'id="figure-forgot-divide-sgd-loss"' in html and "<svg" in html
 
 
@@ -184,7 +187,8 @@ def test_the_ddp_section_of_the_loop_guide_shows_both_data_parallel_figures(clie
     call_command("sync_content", stdout=open("/dev/null", "w"))
     reference_sweep("data-parallel-no-sync")
     for language in ("en", "hi", "fr"):
-        page = client.get(f"/{language}/guides/the-accumulation-loop/").content.decode()
+        shown = "?fig-data-parallel-no-sync-loss=all&fig-data-parallel-no-sync-allreduce=all"
+        page = client.get(f"/{language}/guides/the-accumulation-loop/{shown}").content.decode()
         curves = page.index('id="figure-data-parallel-no-sync-loss"')
         bars = page.index('id="figure-data-parallel-no-sync-allreduce"')
         assert page.index('id="ddp-no-sync"') < curves < bars < page.index('id="technical-overview"'), language

@@ -1,0 +1,234 @@
+"""Draws the explorable figures of labs/explorable.py into guide pages and htmx fragments.
+
+`explorable_figures` is the provider course/figures.py calls for each figure line of a guide. A
+lab figure becomes a panel: first a prediction (unless the page's URL or the learner's stored
+prediction already reveals it), then a control over the preset's runs and the figure for the
+choice. The guide's own figure comes from labs/figures.py (`_default_figure`, the one call
+into that module); the figure for one run is drawn here from the stored reference sweep.
+"""
+
+import math
+
+from django.http import HttpRequest, QueryDict
+from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django.utils.formats import get_format, number_format
+from django.utils.translation import gettext as _
+
+from . import explorable
+from .downsample import downsample_curve
+from .figures import reference_figures
+from .models import FigurePrediction, LabRun
+from .presets import PRESETS
+from .reference import ReferenceSweep, reference_index, reference_sweep_latest
+from .svg import Series, line_chart
+
+TEMPLATE = "labs/_explorable.html"
+CURVE_POINTS = 150
+
+
+def _default_figure(preset: str, name: str, language: str) -> str:
+    """The guide's own figure with every run: the narrow point where this module meets the drawing."""
+    return reference_figures.render(preset, name, language)
+
+
+def _reference(preset: str) -> ReferenceSweep | None:
+    return reference_sweep_latest(preset) if preset in reference_index() else None
+
+
+# ---------------------------------------------------------------- one run beside the first
+
+
+def _sci(value: float) -> str:
+    return f"{value:.1e}".replace(".", get_format("DECIMAL_SEPARATOR"))
+
+
+def _numbers(run: LabRun) -> list[tuple[str, str]]:
+    """The run's measured numbers the figure's question and text talk about, where it has them."""
+    metrics, rows = run.metrics, []
+    named = (
+        ("final_loss", _("Final loss"), lambda v: number_format(v, decimal_pos=4)),
+        ("val_loss", _("Validation loss"), lambda v: number_format(v, decimal_pos=4)),
+        ("grad_equivalence_error", _("gradient-equivalence error"), _sci),
+        ("peak_activation_bytes", _("peak activation memory"), filesizeformat),
+        ("wall_seconds", _("wall time (seconds)"), lambda v: number_format(v, decimal_pos=2)),
+        ("allreduce_calls", _("gradient all-reduces"), str),
+    )
+    for key, label, fmt in named:
+        value = metrics.get(key)
+        if isinstance(value, int | float) and math.isfinite(value):
+            rows.append((label, fmt(value)))
+    return rows
+
+
+def _points(run: LabRun, x_key: str) -> list[tuple[float, float]]:
+    points = downsample_curve(run.curve, CURVE_POINTS)
+    return [
+        (p[x_key], p["loss"]) for p in points if isinstance(p.get("loss"), int | float) and math.isfinite(p["loss"])
+    ]
+
+
+def _chosen_svg(preset: str, name: str, runs: list[LabRun], key: str) -> str:
+    x_key = explorable.x_axis(preset, name)
+    labels = ", ".join(run.label for run in runs)
+    return line_chart(
+        [Series(run.label, _points(run, x_key)) for run in runs],
+        id_prefix=key,
+        title=str(PRESETS[preset].title),
+        desc=_("Line chart of the training loss of the reference runs %(labels)s.") % {"labels": labels},
+        x_label=_("samples seen") if x_key == "samples" else _("optimizer step"),
+        y_label=_("training loss"),
+        fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
+    )
+
+
+def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
+    reference = _reference(preset)
+    if reference is None or choice.index >= len(reference.runs):
+        return {"missing_choice": choice}
+    run, first = reference.runs[choice.index], reference.runs[0]
+    shown = [first, run] if choice.index else [run]
+    return {
+        "chosen_svg": _chosen_svg(preset, name, shown, f"explore-{explorable.figure_id(preset, name)}-svg"),
+        "chosen": choice,
+        "baseline": first.label if choice.index else "",
+        "numbers": [(r.label, _numbers(r)) for r in shown],
+        "code_version": reference.code_version,
+    }
+
+
+# ---------------------------------------------------------------- the panel's state
+
+
+def _stored_prediction(request: HttpRequest | None, preset: str, name: str) -> FigurePrediction | None:
+    if request is None or not request.user.is_authenticated:
+        return None
+    return FigurePrediction.objects.filter(user=request.user, preset=preset, figure=name).first()
+
+
+def _option_label(preset_obj, option: str) -> str:
+    return dict(explorable.prediction_options(preset_obj)).get(option, option)
+
+
+def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
+    """The other figures' state on the page, which this figure's forms carry along (nothing else of
+    the query string)."""
+    own = explorable.state_params(fid)
+    return [
+        (key, value)
+        for key, values in query.lists()
+        if key.startswith(("fig-", "predict-")) and key not in own
+        for value in values[:1]
+    ]
+
+
+def panel_context(preset: str, name: str, query, request: HttpRequest | None, page_path: str) -> dict:
+    """Everything the panel template needs, from the URL's state for this figure (`query`, a
+    QueryDict) and the learner's stored prediction."""
+    preset_obj, fid = PRESETS[preset], explorable.figure_id(preset, name)
+    fig_param, predict_param = explorable.state_params(fid)
+    asked = explorable.question(preset, name)
+    chosen_slug = query.get(fig_param, "")
+    choice = explorable.choice_named(preset_obj, chosen_slug) if chosen_slug not in ("", explorable.ALL) else None
+    unknown = chosen_slug if chosen_slug not in ("", explorable.ALL) and choice is None else ""
+    predicted = query.get(predict_param, "")
+    if asked is None or (predicted != explorable.SKIP and not explorable.is_option(preset_obj, predicted)):
+        predicted = ""
+    stored = _stored_prediction(request, preset, name)
+    if not predicted and asked is not None and stored is not None:
+        predicted = stored.predicted
+    # Without a reference sweep there is nothing to predict: the figure says so at once.
+    ready = preset in reference_index()
+    revealed = asked is None or not ready or bool(chosen_slug) or bool(predicted)
+    context = {
+        "fid": fid,
+        "preset_url": reverse("labs:preset", args=[preset]),
+        "preset_title": preset_obj.title,
+        "fragment_url": reverse("labs:explore", args=[preset, name]),
+        "predict_url": reverse("labs:predict", args=[preset, name]),
+        "page_path": page_path,
+        "fig_param": fig_param,
+        "predict_param": predict_param,
+        "kept": _other_figures_state(query, fid),
+        "signed_in": bool(request and request.user.is_authenticated),
+        "question": asked.text if asked else "",
+        "options": explorable.prediction_options(preset_obj),
+        "variable": explorable.variable_text(preset_obj),
+        "choices": explorable.choices(preset_obj),
+        "selected": choice.slug if choice else explorable.ALL,
+        "unknown_choice": unknown,
+        "revealed": revealed,
+        "predicted": "" if predicted == explorable.SKIP else predicted,
+    }
+    if not revealed:
+        return context
+    if context["predicted"]:
+        reference = _reference(preset)
+        answer = explorable.reference_answer(preset_obj, asked, reference.runs) if reference else None
+        context |= {
+            "predicted_label": _option_label(preset_obj, predicted),
+            "answer_label": _option_label(preset_obj, answer) if answer else "",
+            "is_right": answer == predicted,
+        }
+    if choice is None:
+        context["figure_html"] = _default_figure(preset, name, translation.get_language())
+    else:
+        context |= _chosen_context(preset, name, choice)
+    return context
+
+
+def render_panel(preset: str, name: str, query, request: HttpRequest | None, page_path: str) -> str:
+    context = panel_context(preset, name, query, request, page_path)
+    return render_to_string(TEMPLATE + "#panel", context, request=request if context["signed_in"] else None)
+
+
+class ExplorableFigures:
+    """The provider course/figures.py calls: a lab figure becomes its explorable panel; any other
+    figure (a concept drawing) is the reference figures' own."""
+
+    def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
+        if not explorable.is_explorable(preset, name):
+            return _default_figure(preset, name, language)
+        with translation.override(language):
+            if request is None:
+                return render_panel(preset, name, QueryDict(), None, "")
+            return render_panel(preset, name, request.GET, request, request.path)
+
+    def state(self) -> str:
+        return reference_figures.state()
+
+
+explorable_figures = ExplorableFigures()
+
+
+def prediction_save(user, preset: str, name: str, option: str) -> FigurePrediction:
+    """Stores (or replaces) the learner's prediction with what the reference runs bear out now."""
+    reference, asked = _reference(preset), explorable.question(preset, name)
+    answer = explorable.reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
+    prediction, _created = FigurePrediction.objects.update_or_create(
+        user=user, preset=preset, figure=name, defaults={"predicted": option, "answer": answer or ""}
+    )
+    return prediction
+
+
+def dashboard_predictions(user) -> dict:
+    """The learner's predictions for the dashboard, each with the figure's question and the answer."""
+    rows = []
+    for prediction in FigurePrediction.objects.filter(user=user)[:50]:
+        preset = PRESETS.get(prediction.preset)
+        asked = explorable.question(prediction.preset, prediction.figure) if preset else None
+        if asked is None:
+            continue  # a figure the guides no longer place
+        rows.append(
+            {
+                "preset_title": preset.title,
+                "preset_url": reverse("labs:preset", args=[preset.slug]),
+                "question": asked.text,
+                "predicted": _option_label(preset, prediction.predicted),
+                "answer": _option_label(preset, prediction.answer) if prediction.answer else "",
+                "is_right": prediction.is_right,
+            }
+        )
+    return {"figure_predictions": rows}

@@ -1,0 +1,72 @@
+"""The explorable figures' htmx fragments and the prediction form (labs/explorable_figures.py)."""
+
+from urllib.parse import urlsplit
+
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from config.htmx import vary_on_htmx, wants_fragment
+
+from . import explorable
+from .explorable_figures import prediction_save, render_panel
+from .presets import PRESETS
+
+
+def _explorable_or_404(preset: str, name: str) -> None:
+    if not explorable.is_explorable(preset, name):
+        raise Http404(_("There is no such figure."))
+
+
+def _page_url(request: HttpRequest, url: str) -> str | None:
+    """A URL of this site (path and query), or None."""
+    if not url or not url_has_allowed_host_and_scheme(url, {request.get_host()}, request.is_secure()):
+        return None
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+@require_GET
+@vary_on_htmx
+def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
+    """The figure's panel for the state in the query: what the control and the prediction fetch.
+    The address bar then carries the page's URL with this state (HX-Push-Url), to share."""
+    _explorable_or_404(preset, name)
+    page = _page_url(request, request.headers.get("HX-Current-URL", "")) if wants_fragment(request) else None
+    page_path = urlsplit(page).path if page else ""
+    fig_param, _predict_param = explorable.state_params(explorable.figure_id(preset, name))
+    chosen = request.GET.get(fig_param, explorable.ALL)
+    known = chosen == explorable.ALL or explorable.choice_named(PRESETS[preset], chosen) is not None
+    # An unknown choice: the panel says so in words (all runs shown), with a 400.
+    response = HttpResponse(render_panel(preset, name, request.GET, request, page_path), status=200 if known else 400)
+    if page and known:
+        figure = explorable.figure_id(preset, name)
+        fig_param, predict_param = explorable.state_params(figure)
+        predicted = "" if request.user.is_authenticated else request.GET.get(predict_param, "")
+        pushed = explorable.url_with_state(page, figure, request.GET.get(fig_param, ""), predicted)
+        if pushed:
+            response.headers["HX-Push-Url"] = pushed
+    return response
+
+
+@require_POST
+@vary_on_htmx
+def predict(request: HttpRequest, preset: str, name: str) -> HttpResponse:
+    """A signed-in learner's prediction, kept; a visitor's travels in the page's URL instead."""
+    _explorable_or_404(preset, name)
+    if not request.user.is_authenticated:
+        message = _("Sign in to keep your predictions. Without an account, the prediction form shows the result.")
+        return render(request, "error.html", {"title": _("Sign in"), "message": message}, status=403)
+    option = request.POST.get("predicted", "")
+    if explorable.question(preset, name) is None or not explorable.is_option(PRESETS[preset], option):
+        message = _("Choose one of the figure's answers, then send your prediction.")
+        return render(request, "error.html", {"title": _("No prediction chosen"), "message": message}, status=400)
+    prediction_save(request.user, preset, name, option)
+    page = _page_url(request, request.POST.get("next", ""))
+    if wants_fragment(request):
+        query = QueryDict(urlsplit(page).query) if page else QueryDict()
+        return HttpResponse(render_panel(preset, name, query, request, urlsplit(page).path if page else ""))
+    anchor = f"#explore-{explorable.figure_id(preset, name)}"
+    return redirect((page or "/") + anchor)
