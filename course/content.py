@@ -308,3 +308,30 @@ def is_runnable(block: Block) -> bool:
 def runnable_blocks(body: str) -> list[str]:
     """The code of every runnable block, in order."""
     return [block.text for block in code_blocks(body) if is_runnable(block)]
+
+
+FRAMEWORKS = ("PyTorch", "Accelerate", "Lightning", "Trainer")
+TAB_RE = re.compile(r'^===\+?!?\s+"(?P<label>[^"]+)"\s*$')
+FRAMEWORK_FENCE_RE = re.compile(r"^```\s*\{\s*\.python\s+\.framework\s*\}\s*$")
+
+
+def framework_tab_sets(body: str) -> list[dict[str, str]]:
+    """Every set of framework tabs (content/AUTHORING.md), in page order: {tab label: the code of its
+    ``` { .python .framework } block}. A set ends at the first line that is neither a tab's title,
+    indented tab content nor blank."""
+    sets, label, code = [], None, None
+    for line in body.splitlines():
+        if code is not None:
+            if line.strip() == "```":
+                sets[-1][label], code = "\n".join(code), None
+            else:
+                code.append(line[4:])  # a tab's content is indented by four spaces
+        elif tab := TAB_RE.match(line):
+            if label is None:
+                sets.append({})
+            label = tab["label"]
+        elif label is not None and FRAMEWORK_FENCE_RE.match(line.strip()):
+            code = []
+        elif label is not None and line.strip() and not line.startswith("    "):
+            label = None
+    return sets

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .content import is_runnable
+from .content import FRAMEWORK_FENCE_RE, TAB_RE, is_runnable
 from .markdown_text import blocks
 from .models import GuidePage
 from .versions import tested_with_text
@@ -74,9 +74,18 @@ def _segments(markdown: str) -> list[tuple[str, str]]:
 def _notebook_markdown(text: str, url: str) -> str:
     """The site's own Markdown extensions written as Jupyter shows them: heading ids dropped, a
     figure as a link to it on the guide page, a collapsed solution as a plain heading (a notebook
-    cannot fold a block that holds code cells)."""
-    lines = []
+    cannot fold a block that holds code cells), a framework tab as its name over its code, shown and
+    not run (it needs Accelerate, Lightning or Transformers; the notebook needs PyTorch alone)."""
+    lines, in_tab = [], False
     for line in text.splitlines():
+        if tab := TAB_RE.match(line):
+            lines.append(f"**{tab['label']}**")
+            in_tab = True
+            continue
+        if in_tab and (line.startswith("    ") or not line.strip()):
+            lines.append("```python" if FRAMEWORK_FENCE_RE.match(line.strip()) else line[4:])
+            continue
+        in_tab = False
         if DETAILS_RE.match(line):
             continue
         if summary := SUMMARY_RE.match(line):

@@ -19,18 +19,22 @@ from .markdown_text import CODE_CLASS, without_code_and_math
 from .typography import french_html, french_text
 
 # md_in_html: Markdown inside an exercise's <details markdown="1"> solution (content/AUTHORING.md).
+# superfences (with pymdownx.highlight) instead of fenced_code: only it reads a fence indented inside
+# a framework tab (pymdownx.tabbed, whose alternate style is radio inputs and labels switched by CSS).
 EXTENSIONS = [
     "toc",
     "tables",
     "footnotes",
-    "fenced_code",
-    "codehilite",
+    "pymdownx.superfences",
+    "pymdownx.highlight",
     "attr_list",
     "md_in_html",
     "pymdownx.arithmatex",
+    "pymdownx.tabbed",
 ]
 EXTENSION_CONFIGS = {
-    "codehilite": {"guess_lang": False, "css_class": CODE_CLASS},
+    "pymdownx.highlight": {"guess_lang": False, "css_class": CODE_CLASS},
+    "pymdownx.tabbed": {"alternate_style": True},
     "pymdownx.arithmatex": {"generic": True},
     "toc": {"permalink": False},
 }
@@ -72,9 +76,14 @@ ALLOWED_TAGS = {
     "kbd",
     "details",
     "summary",
+    "input",
+    "label",
 }
 ALLOWED_ATTRIBUTES = {
     "*": {"id", "class", "title"},
+    "input": {"type", "name", "checked"},  # a framework tab's radio button (sanitize forces type=radio)
+    "label": {"for"},
+    "div": {"data-tabs"},
     "a": {"href"},
     "th": {"style"},
     "td": {"style"},
@@ -88,6 +97,8 @@ RENDERER_FINGERPRINT = hashlib.sha256(
     + Path(__file__).read_bytes()
     + " ".join(version(name) for name in ("Markdown", "pymdown-extensions", "latex2mathml", "nh3")).encode()
 ).hexdigest()[:16]
+# An <input> survives only as a framework tab's radio button (pymdownx.tabbed names them __tabbed_<set>_<tab>).
+NOT_A_TAB_INPUT_RE = re.compile(r'<input\b(?![^>]*\bid="__tabbed_\d+_\d+")[^>]*>', re.I)
 
 
 @dataclass(frozen=True)
@@ -108,12 +119,13 @@ def rendered_hash(source_hash: str) -> str:
 def sanitize(fragment: str) -> str:
     """Only structural tags and harmless attributes survive: no script, style, handlers or js: URLs."""
     return nh3.clean(
-        fragment,
+        NOT_A_TAB_INPUT_RE.sub("", fragment),
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         filter_style_properties={"text-align"},
         link_rel="noopener noreferrer",
+        set_tag_attribute_values={"input": {"type": "radio"}},
     )
 
 

@@ -249,7 +249,14 @@ LONGEST_FILES = ("test_notebooks.py",)  # every guide's notebook executed, in th
 # Tests that train models or execute guide code, notebooks, speech synthesis or benchmarks: marked
 # `slow` as they are collected, so `make unit` (bin/unit) can leave them out; `make test` runs them.
 SLOW_FOLDERS = ("faults", "bench", "training", "fuzz")
-SLOW_FILES = ("test_notebooks.py", "test_runnable_code.py", "test_claims.py", "test_execution.py", "test_narration.py")
+SLOW_FILES = (
+    "test_notebooks.py",
+    "test_runnable_code.py",
+    "test_framework_tabs.py",
+    "test_claims.py",
+    "test_execution.py",
+    "test_narration.py",
+)
 
 
 def pytest_itemcollected(item):

@@ -122,8 +122,41 @@
     root.querySelectorAll("details[data-open-wide]").forEach(function (details) { details.open = true; });
   }
 
+  // Framework tabs (Markdown's `=== "Lightning"`, CSS-only radio buttons): the learner's choice is
+  // kept for a year in a cookie and chosen again in every tab set of every page. The label's text
+  // is the framework's name, the same in every language (content/AUTHORING.md).
+  var FRAMEWORK_COOKIE = "framework";
+
+  function chosenFramework() {
+    var match = document.cookie.match(/(?:^|;\s*)framework=([^;]*)/);
+    return match ? decodeURIComponent(match[1]) : "";
+  }
+
+  function selectFramework(root, name) {
+    root.querySelectorAll(".tabbed-set .tabbed-labels > label").forEach(function (label) {
+      var input = document.getElementById(label.htmlFor);
+      if (input && label.textContent.trim() === name) input.checked = true;
+    });
+  }
+
+  function setupFrameworkTabs(root) {
+    var name = chosenFramework();
+    if (name) selectFramework(root, name);
+  }
+
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (!input.matches || !input.matches(".tabbed-set > input[type=radio]")) return;
+    var label = input.parentNode.querySelector('label[for="' + input.id + '"]');
+    if (!label) return;
+    var name = label.textContent.trim();
+    document.cookie = FRAMEWORK_COOKIE + "=" + encodeURIComponent(name) + "; path=/; max-age=31536000; SameSite=Lax";
+    selectFramework(document, name); // the page's other tab sets follow
+  });
+
   function enhance(root) {
     openWhereWide(root);
+    setupFrameworkTabs(root);
     makeScrollersFocusable(root);
     setupSpeechFallback(root);
     setupCopyButtons(root);

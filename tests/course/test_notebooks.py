@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 from nbclient import NotebookClient
 
-from course.content import guide_folders, load_guide_file, runnable_blocks
+from course.content import framework_tab_sets, guide_folders, load_guide_file, runnable_blocks
 from course.models import Guide, GuidePage
 from course.notebooks import guide_notebook
 
@@ -103,3 +103,17 @@ def test_the_course_page_says_which_versions_the_code_is_tested_with(client, syn
     (tmp_path / "requirements-dev.txt").write_text("-r requirements.txt\nlightning==2.9.1\n", encoding="utf-8")
     settings.BASE_DIR = tmp_path
     assert tested_with_text() == "PyTorch 9.9.9, Lightning 2.9.1"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_framework_tabs_are_shown_as_markdown_code_under_their_name_and_never_run(language):
+    """A framework tab needs Accelerate, Lightning or Transformers, which the notebook does not."""
+    page = page_from_source("the-accumulation-loop", language)
+    notebook = guide_notebook(page)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    prose = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "accelerate" not in code and "lightning" not in code and "transformers" not in code
+    for tabs in framework_tab_sets(page.body_markdown):
+        for label, tab_code in tabs.items():
+            assert f"**{label}**\n\n```python\n{tab_code}\n```" in prose
+    assert '=== "' not in prose and ".framework" not in prose

@@ -105,3 +105,14 @@ def test_devanagari_words_are_counted_whole():
 def test_sanitize_drops_unknown_attributes_but_keeps_links():
     html = sanitize('<a href="https://pytorch.org" data-x="1" target="_top">PyTorch</a>')
     assert 'href="https://pytorch.org"' in html and "data-x" not in html and "target" not in html
+
+
+def test_framework_tabs_render_as_radio_buttons_and_labels_and_authored_inputs_are_removed():
+    source = (
+        '=== "PyTorch"\n\n    ```python\n    a = 1\n    ```\n\n=== "Lightning"\n\n    ```python\n    b = 2\n    ```\n'
+    )
+    html = render_markdown(source + '\n<input type="text" name="q" value="x">\n').html
+    assert html.count("<input") == 2 and 'type="text"' not in html and 'value="x"' not in html
+    assert '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio">' in html
+    assert '<label for="__tabbed_1_2">Lightning</label>' in html
+    assert 'class="tabbed-set tabbed-alternate" data-tabs="1:2"' in html
