@@ -98,6 +98,7 @@ RENDERER_FINGERPRINT = hashlib.sha256(
     + " ".join(version(name) for name in ("Markdown", "pymdown-extensions", "latex2mathml", "nh3")).encode()
 ).hexdigest()[:16]
 # An <input> survives only as a framework tab's radio button (pymdownx.tabbed names them __tabbed_<set>_<tab>).
+TAB_LABELS_RE = re.compile(r'<div class="tabbed-labels">.*?</div>', re.S)
 NOT_A_TAB_INPUT_RE = re.compile(r'<input\b(?![^>]*\bid="__tabbed_\d+_\d+")[^>]*>', re.I)
 
 
@@ -144,6 +145,7 @@ def plain_text_of(rendered_html: str) -> str:
     """Readable text for search and narration: code blocks and formulas are left out."""
     rendered_html = without_glosses(rendered_html)  # a Hindi page's glosses are for reading, not saying
     without_notes = re.sub(r"<sup[^>]*>.*?</sup>", "", without_code_and_math(rendered_html), flags=re.S)
+    without_notes = TAB_LABELS_RE.sub(" ", without_notes)  # framework tabs' names, over code that is left out
     text = re.sub(r"</(p|h2|h3|li|tr|div)>", ".\n", without_notes)
     text = html.unescape(nh3.clean(text, tags=set()))
     text = re.sub(r"\.(\s*\.)+", ".", text)

@@ -116,3 +116,13 @@ def test_framework_tabs_render_as_radio_buttons_and_labels_and_authored_inputs_a
     assert '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio">' in html
     assert '<label for="__tabbed_1_2">Lightning</label>' in html
     assert 'class="tabbed-set tabbed-alternate" data-tabs="1:2"' in html
+
+
+def test_framework_tab_names_are_left_out_of_the_text_read_aloud_and_searched():
+    tabs = (
+        '=== "PyTorch"\n\n    ```python\n    a = 1\n    ```\n\n=== "Lightning"\n\n    ```python\n    b = 2\n    ```\n'
+    )
+    source = f"Before.\n\n{tabs}\nAfter.\n"
+    text = render_markdown(source).plain_text
+    assert "Before." in text and "After." in text
+    assert "PyTorch" not in text and "Lightning" not in text
