@@ -1,6 +1,7 @@
 """The JSON API as a whole (config/api.py): the generated OpenAPI document, its docs page and the
 one error shape, which every error under /api/ has."""
 
+import html as html_lib
 import json
 import re
 
@@ -81,7 +82,7 @@ def test_the_docs_page_is_swagger_ui_from_our_own_static_files(client, db):
     assert all(source.startswith("/static/") for source in sources), sources  # no CDN
     for source in sources:
         assert finders.find(source.removeprefix("/static/")), f"{source} is not in static/"
-    settings = json.loads(re.search(r'id="swagger-settings">(.*?)</script>', html, re.S).group(1))
+    settings = json.loads(html_lib.unescape(re.search(r'data-swagger-settings="([^"]*)"', html).group(1)))
     assert settings["url"] == "/api/openapi.json" and settings["validatorUrl"] is None
     assert "/api/docs/" not in client.get("/api/openapi.json").json()["paths"]
 
