@@ -145,3 +145,10 @@ def test_a_rate_limited_api_request_is_a_json_429(client, db, settings):
     response = client.get("/api/certificates/AAAA")
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
     assert "Please wait" in error_shape(response)["error"]
+
+
+def test_the_dashboard_links_to_the_docs_page(learner):
+    client = Client()
+    client.force_login(learner)
+    html = client.get("/hi/accounts/dashboard/").content.decode()
+    assert 'href="/api/docs/"' in html and "API का दस्तावेज़ (अंग्रेज़ी में)" in html

@@ -1,7 +1,7 @@
 // Starts Swagger UI on /api/docs/ (templates/api/docs.html), from a file: the CSP allows no inline script.
 // As django-ninja's swagger-ui-init.js: its settings come from the page (an attribute, not an inline
-// script), and "Try it out" sends the
-// session's CSRF token, which POSTs with a session need (a Bearer token needs none).
+// script), and "Try it out" sends the session's CSRF token, which POSTs with a session need (a Bearer
+// token needs none).
 const page = document.body.dataset;
 const config = JSON.parse(page.swaggerSettings);
 
