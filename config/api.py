@@ -1,8 +1,9 @@
 """The site's one JSON API (django-ninja), mounted at the site root by config/urls.py.
 
 Each app declares its endpoints once, in a Router in its own api.py, with pydantic schemas for
-what goes in and out; this module puts them together. /api/openapi.json is generated from them.
-Errors have one shape (config/api_errors.py); authentication classes are in accounts/auth.py.
+what goes in and out; this module puts them together. /api/openapi.json is generated from them, and
+/api/docs/ shows it with Swagger UI (config/api_docs.py). Errors have one shape (config/api_errors.py);
+authentication classes are in accounts/auth.py.
 """
 
 import json
@@ -19,7 +20,8 @@ from certificates.api import keys_router as certificate_keys_router
 from certificates.api import router as certificates_router
 from labs.api import router as labs_router
 
-from .api_errors import BodyUnreadable, install_error_handlers
+from .api_docs import VendoredSwagger
+from .api_errors import BodyUnreadable, install_error_handlers, json_method_not_allowed
 from .api_headers import public_document
 
 MAX_BODY = 16_384  # bytes; the largest body any endpoint needs is a run's settings
@@ -75,7 +77,8 @@ api = CourseAPI(
     servers=[{"url": settings.SITE_URL}],
     urls_namespace="api",
     openapi_url=None,  # served below, with the headers of a public document
-    docs_url=None,  # no Swagger UI: it would load scripts from a CDN, which our CSP forbids
+    docs_url=None,  # served below, with the document above
+    docs=VendoredSwagger(),
     renderer=_Renderer(),
     parser=_Parser(),
 )
@@ -90,3 +93,11 @@ api.add_router("/.well-known/", certificate_keys_router)  # where verifiers look
 def openapi_document(request: HttpRequest) -> HttpResponse:
     document = api.get_openapi_schema(path_prefix="")
     return HttpResponse(json.dumps(document, ensure_ascii=False), content_type="application/json")
+
+
+@api.get("/api/docs/", include_in_schema=False, url_name="docs")
+def docs_page(request: HttpRequest) -> HttpResponse:
+    return api.docs.render_page(request, api)
+
+
+urls = json_method_not_allowed(api.urls)  # what config/urls.py mounts

@@ -1,6 +1,7 @@
 """The JSON API's one error shape, and how every error reaches it.
 
-Every error the API answers (config/api.py; also the site's 404, 429 and 500 under /api/) is:
+Every error the API answers (config/api.py; also the site's 403, 404, 429 and 500 under /api/, and
+a method a path does not take, 405) is:
 
     {"error": "Some settings are not valid.", "fields": [{"field": "steps", "message": "..."}]}
 
@@ -9,9 +10,11 @@ Every error the API answers (config/api.py; also the site's 404, 429 and 500 und
 for a message about the request as a whole (e.g. settings that break a rule across fields).
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import wraps
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.urls import URLPattern
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -78,8 +81,20 @@ def _validation_fields(errors: list[dict]) -> list[tuple[str | None, str]]:
         elif error["type"] == "missing":
             pairs.append((".".join(where), _("This value is required.")))
         else:
-            pairs.append((".".join(where) or None, _("This value is not valid.")))
+            pairs.append((".".join(where) or None, _value_message(error)))
     return pairs
+
+
+def _value_message(error: dict) -> str:
+    """What is wrong with one value, as far as the schema's own checks say (whole numbers, bounds)."""
+    bound = error.get("ctx", {})
+    if error["type"] == "int_parsing":
+        return _("This value must be a whole number.")
+    if error["type"] == "greater_than_equal":
+        return _("This value must be at least %(limit)s.") % {"limit": bound["ge"]}
+    if error["type"] == "less_than_equal":
+        return _("This value must be at most %(limit)s.") % {"limit": bound["le"]}
+    return _("This value is not valid.")
 
 
 def install_error_handlers(api: NinjaAPI) -> None:
@@ -111,3 +126,27 @@ def install_error_handlers(api: NinjaAPI) -> None:
         if isinstance(exc.__cause__, BodyUnreadable):
             return answer(request, exc.status_code, str(exc.__cause__))
         return answer(request, exc.status_code, _("The request could not be understood."))
+
+
+def json_method_not_allowed(urls: tuple[list[URLPattern], str, str]) -> tuple[list[URLPattern], str, str]:
+    """ninja's URL patterns (`api.urls`), each answering a method its path does not take (ninja
+    answers in plain text, before any exception handler) with the error shape and the same Allow."""
+    patterns, app_name, namespace = urls
+    wrapped = [URLPattern(p.pattern, _json_405(p.callback), p.default_args, p.name) for p in patterns]
+    return wrapped, app_name, namespace
+
+
+def _json_405(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    @wraps(view)  # keeps csrf_exempt: the API checks CSRF itself, for session logins only
+    def answering_json(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if not isinstance(response, HttpResponseNotAllowed):
+            return response
+        allowed = ", ".join(sorted(response["Allow"].split(", ")))  # ninja lists a set: in any order
+        message = _("This address does not take %(method)s requests, only %(allowed)s.")
+        body = error_body(message % {"method": request.method, "allowed": allowed})
+        answer = JsonResponse(body, status=405, json_dumps_params={"ensure_ascii": False})
+        answer["Allow"] = allowed
+        return answer
+
+    return answering_json

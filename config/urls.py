@@ -6,7 +6,7 @@ from accounts.throttle import login_rate_limited
 from course import views as course_views
 
 from . import views
-from .api import api
+from .api import urls as api_urls
 
 urlpatterns = [
     path("", course_views.language_redirect, name="root"),
@@ -29,7 +29,7 @@ urlpatterns += i18n_patterns(
 # After the pages: Django tries patterns in order, and every page request (a quiz answer, for one)
 # would first be tried against each API route. No page path starts like these, so order is free.
 urlpatterns += [
-    path("", api.urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
+    path("", api_urls),  # the JSON API (config/api.py): /api/... and /.well-known/jwks.json
 ]
 # Media (the narration) is served with static files by WhiteNoise, with byte ranges, ahead of the
 # URLs: config/static_files.py.

@@ -1,26 +1,30 @@
-"""The labs JSON API: submit, read and cancel runs, and see the queue (mounted at /api/labs/).
+"""The labs JSON API: submit, list, read and cancel runs, list the presets, see the queue (at /api/labs/).
 
-Submitting and cancelling need a learner (a personal token, or a session with its CSRF token);
-reading a run and the queue are open to everyone, a private run only to its owner. Errors are
+Submitting, cancelling and listing one's runs need a learner (a personal token, or a session with its
+CSRF token); reading a run, the presets and the queue are open to everyone, a private run only to its owner. Errors are
 the API's one shape (config/api_errors.py).
 """
 
 import dataclasses
+from functools import partial
 
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from ninja import Query, Router, Status
+from ninja.pagination import paginate
 
 from accounts.auth import BearerToken, SessionLogin, api_user
 from config.api_errors import ApiError, Error
+from config.api_pagination import PageOf
 from config.ratelimit import retry_after
 from config.waits import please_wait
 
-from . import selectors, services
-from .export import run_payload
+from . import schemas, selectors, services
+from .export import preset_payload, run_payload
 from .forms import limits_text
-from .schemas import LabCurvePage, LabCurvePageQuery, LabQueue, LabRun, LabRunCreated, LabRunSettings, LabRunSummary
+from .models import LabRun
+from .presets import PRESETS
 from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
 from .workers import site_limits
@@ -35,9 +39,9 @@ ANYONE = {"security": [{"BearerToken": []}, {"SessionLogin": []}, {}]}  # a logi
     auth=LEARNER,
     url_name="labs_runs",
     summary="Submit a lab run",
-    response={201: LabRunCreated, 400: Error, 401: Error, 403: Error, 429: Error},
+    response={201: schemas.LabRunCreated, 400: Error, 401: Error, 403: Error, 429: Error},
 )
-def run_create(request: HttpRequest, run_settings: LabRunSettings):
+def run_create(request: HttpRequest, run_settings: schemas.LabRunSettings):
     """Stored and queued, or a stored result reused when identical settings were trained. 400: settings
     that break a rule, with a message per field; 429: too many submissions or runs waiting, or the
     daily budget is spent."""
@@ -53,17 +57,38 @@ def run_create(request: HttpRequest, run_settings: LabRunSettings):
 
 
 @router.get(
+    "/runs",
+    auth=LEARNER,
+    url_name="labs_runs",
+    summary="Your lab runs, newest first, without their curves",
+    response={200: list[schemas.LabRunSummary], 400: Error, 401: Error},
+)
+@paginate(PageOf, payload=partial(run_payload, curve=False))
+def run_list(request: HttpRequest):
+    return selectors.runs_of(request.auth)
+
+
+@router.get(
+    "/presets",
+    url_name="labs_presets",
+    summary="The one-click experiments: each a small sweep of runs, and what to look for",
+    response={200: list[schemas.LabPreset], 400: Error},
+)
+@paginate(PageOf, payload=preset_payload)
+def preset_list(request: HttpRequest):
+    return list(PRESETS.values())
+
+
+@router.get(
     "/runs/{int:run_id}",
     url_name="labs_run",
     summary="A lab run: status, progress, metrics and the loss curve",
-    response={200: LabRun, 404: Error},
+    response={200: schemas.LabRun, 404: Error},
     exclude_unset=True,  # curve points keep the keys the run stored
     openapi_extra=ANYONE,
 )
 def run_detail(request: HttpRequest, run_id: int):
-    run = selectors.run_visible(run_id=run_id, user=api_user(request))
-    if run is None:
-        raise ApiError(404, _("There is no run with this id that you can see."))
+    run = _visible_run(request, run_id)
     return run_payload(run) | {"queue": run_queue(run)}
 
 
@@ -71,24 +96,24 @@ def run_detail(request: HttpRequest, run_id: int):
     "/runs/{int:run_id}/curve",
     url_name="labs_run_curve",
     summary="A page of a lab run's loss curve",
-    response={200: LabCurvePage, 400: Error, 404: Error},
+    response={200: schemas.LabCurvePage, 400: Error, 404: Error},
     exclude_unset=True,  # curve points keep the keys the run stored
     openapi_extra=ANYONE,
 )
-def run_curve(request: HttpRequest, run_id: int, page: Query[LabCurvePageQuery]):
+def run_curve(request: HttpRequest, run_id: int, page: Query[schemas.LabCurvePageQuery]):
     """The points after step `after`, at most `limit`, for a curve too long for one answer, or to
     follow a running run: ask again with `after` set to `next`, or to the last step you have."""
+    run = _visible_run(request, run_id)
+    points, next_after = selectors.curve_page(run, after=page.after, limit=page.limit)
+    progress = {"status": run.status, "done_steps": run.done_steps, "total_steps": run.total_steps}
+    return {"points": points, "next": next_after, **progress}
+
+
+def _visible_run(request: HttpRequest, run_id: int) -> LabRun:
     run = selectors.run_visible(run_id=run_id, user=api_user(request))
     if run is None:
         raise ApiError(404, _("There is no run with this id that you can see."))
-    points, next_after = selectors.curve_page(run, after=page.after, limit=page.limit)
-    return {
-        "points": points,
-        "next": next_after,
-        "status": run.status,
-        "done_steps": run.done_steps,
-        "total_steps": run.total_steps,
-    }
+    return run
 
 
 @router.post(
@@ -96,7 +121,7 @@ def run_curve(request: HttpRequest, run_id: int, page: Query[LabCurvePageQuery])
     auth=LEARNER,
     url_name="labs_run_cancel",
     summary="Cancel a queued or running lab run",
-    response={200: LabRunSummary, 401: Error, 403: Error, 404: Error, 409: Error},
+    response={200: schemas.LabRunSummary, 401: Error, 403: Error, 404: Error, 409: Error},
 )
 def run_cancel(request: HttpRequest, run_id: int):
     """A queued run ends now; a running one is asked to stop (its worker does within a second)."""
@@ -113,7 +138,7 @@ def run_cancel(request: HttpRequest, run_id: int):
     "/queue",
     url_name="labs_queue",
     summary="The lab queue: connected workers, what each is and runs, how many runs wait, and what is accepted now",
-    response=LabQueue,
+    response=schemas.LabQueue,
     openapi_extra=ANYONE,
 )
 def queue(request: HttpRequest):

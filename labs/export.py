@@ -1,29 +1,26 @@
-"""What a run looks like outside the site: the API's JSON and the comparison exports."""
+"""What runs and presets look like outside the site: the API's JSON and the comparison exports."""
 
 import csv
+import dataclasses
 import io
 from typing import Any
 
-from labs.training.results import DIVERGED
+from labs.training.config import FIELDS, RunConfig
+from labs.training.results import DIVERGED, STORED_METRICS
 
 from .downsample import downsample_curve, drawn_number
 from .models import LabRun
+from .presets import Preset
 
-# The API's subset of the stored metrics (labs.training.results.STORED_METRICS): the ones a learner
-# compares runs by. The rest (dtype, parameter count, how memory was measured, data-parallel costs)
-# stays in the stored row for the site's pages, so the published API schema does not change with them.
-PUBLIC_METRICS = (
-    "final_loss",
-    "val_loss",
-    "val_accuracy",
-    "samples_per_second",
-    "tokens_per_second",
-    "wall_seconds",
-    "peak_activation_bytes",
-    "grad_equivalence_error",
-    DIVERGED,
-)
-CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds")
+RUN_METRICS = (*STORED_METRICS, DIVERGED)  # every metric a run stores, served as stored
+# What a setting a stored config leaves out means: the trainer's default (RunConfig.to_dict drops them).
+CONFIG_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds", "skipped", "loss_scale")
+
+
+def full_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """Every setting of a run, the ones left at their default included, in RunConfig's order."""
+    return {name: config.get(name, CONFIG_DEFAULTS.get(name)) for name in FIELDS}
 
 
 def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
@@ -33,12 +30,12 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
         "status": run.status,
         "label": run.label,
         "preset": run.preset or None,
-        "config": run.config,
+        "config": full_settings(run.config),
         "code_version": run.code_version,
         "progress": {"done_steps": run.done_steps, "total_steps": run.total_steps, "percent": run.progress_percent},
         "device": run.device or None,
         "torch_version": run.torch_version or None,
-        "metrics": {name: run.metrics.get(name) for name in PUBLIC_METRICS},
+        "metrics": {name: run.metrics.get(name) for name in RUN_METRICS},
         "validation": run.validation,
         "reused_from": run.reused_from_id,
         "cancel_requested": run.cancel_requested,
@@ -46,9 +43,13 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
-    if curve:
-        payload["curve"] = run.curve_points()
-    return payload
+    return payload | {"curve": run.curve_points()} if curve else payload
+
+
+def preset_payload(preset: Preset) -> dict[str, Any]:
+    runs = [{"label": label, "config": full_settings(config)} for label, config in preset.configs()]
+    texts = {"title": str(preset.title), "summary": str(preset.summary), "look_for": str(preset.look_for)}
+    return {"slug": preset.slug, **texts, "data_parallel": preset.data_parallel, "runs": runs}
 
 
 def chart_payload(runs: list[LabRun]) -> dict[str, Any]:
@@ -80,11 +81,18 @@ def _chart_run(run: LabRun) -> dict[str, Any]:
 
 
 def curves_csv(runs: list[LabRun]) -> str:
-    """One row per optimizer step of every run, ready for a spreadsheet."""
+    """One row per optimizer step of every run, ready for a spreadsheet: each row also carries its
+    run's settings and metrics, so a pivot table can group by any of them."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(("run_id", "label", *CURVE_COLUMNS))
+    writer.writerow(("run_id", "label", *FIELDS, *RUN_METRICS, *CURVE_COLUMNS))
     for run in runs:
+        metrics = [run.metrics.get(name) for name in RUN_METRICS]
+        about = [run.pk, run.label, *full_settings(run.config).values(), *metrics]
         for point in run.curve_points():
-            writer.writerow((run.pk, run.label, *("" if point.get(c) is None else point.get(c) for c in CURVE_COLUMNS)))
+            writer.writerow(_cells([*about, *(point.get(column) for column in CURVE_COLUMNS)]))
     return out.getvalue()
+
+
+def _cells(values: list[Any]) -> list[Any]:
+    return ["" if value is None else value for value in values]

@@ -17,7 +17,7 @@ from labs.training.results import DIVERGED
 from labs.training.sizes import SIZES
 from labs.workers import site_limits, validate_for
 
-from .export import PUBLIC_METRICS
+from .export import RUN_METRICS
 from .forms import translate_problem
 from .models import LabRun as LabRunRow
 from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
@@ -115,12 +115,33 @@ class LabRunProgress(Schema):
     percent: int
 
 
+METRIC_TYPES = {"dtype": str, "activation_memory_method": str, DIVERGED: bool}  # the others are numbers
 LabRunMetrics = create_model(
     "LabRunMetrics",
     __base__=Schema,
-    **{name: (int | float | None, None) for name in PUBLIC_METRICS if name != DIVERGED},
-    **{DIVERGED: (bool | None, None)},
+    **{name: (METRIC_TYPES.get(name, int | float) | None, None) for name in RUN_METRICS},
 )
+# A stored run's settings, each one (those left at their default too); typed as submitted, without
+# validate_for's rules: a run stored under other site limits still reads back.
+LabRunConfig = create_model(
+    "LabRunConfig", __base__=Schema, **{name: (f.annotation, f) for name, f in LabRunSettings.model_fields.items()}
+)
+
+
+class LabPresetRun(Schema):
+    label: str
+    config: LabRunConfig
+
+
+class LabPreset(Schema):
+    """A one-click experiment: a small sweep of runs, and what to look for when comparing them."""
+
+    slug: str
+    title: str
+    summary: str
+    look_for: str
+    data_parallel: bool = Field(description="Some run trains with several processes.")
+    runs: list[LabPresetRun]
 
 
 class LabCurvePoint(Schema):
@@ -200,7 +221,7 @@ class LabRunSummary(Schema):
     status: Literal[tuple(LabRunRow.Status.values)]
     label: str
     preset: str | None
-    config: dict[str, Any]
+    config: LabRunConfig
     code_version: str
     progress: LabRunProgress
     device: str | None = Field(examples=["cuda:0 NVIDIA H200", "cpu"])

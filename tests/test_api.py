@@ -1,7 +1,12 @@
-"""The JSON API as a whole (config/api.py): the generated OpenAPI document and the one error shape."""
+"""The JSON API as a whole (config/api.py): the generated OpenAPI document, its docs page and the
+one error shape, which every error under /api/ has."""
 
+import html as html_lib
 import json
+import re
 
+import pytest
+from django.contrib.staticfiles import finders
 from django.test import Client
 
 from labs.training import config as lab_config
@@ -18,6 +23,7 @@ def test_the_openapi_document_is_generated_from_every_router_and_public(client, 
         "/api/labs/runs/{run_id}/cancel",
         "/api/labs/runs/{run_id}/curve",
         "/api/labs/queue",
+        "/api/labs/presets",
         "/api/certificates/{id}",
         "/api/certificates/status/{number}",
         "/api/certificates/revocations/{number}",
@@ -65,3 +71,84 @@ def test_a_session_needs_the_csrf_token_but_a_bearer_token_does_not(learner):
         headers={"Authorization": f"Bearer {raw}"},
     )
     assert with_token.status_code == 404  # past authentication: no run 1 of theirs
+
+
+def test_the_docs_page_is_swagger_ui_from_our_own_static_files(client, db):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    sources = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in sources and "/static/js/api-docs.js" in sources
+    assert all(source.startswith("/static/") for source in sources), sources  # no CDN
+    for source in sources:
+        assert finders.find(source.removeprefix("/static/")), f"{source} is not in static/"
+    settings = json.loads(html_lib.unescape(re.search(r'data-swagger-settings="([^"]*)"', html).group(1)))
+    assert settings["url"] == "/api/openapi.json" and settings["validatorUrl"] is None
+    assert "/api/docs/" not in client.get("/api/openapi.json").json()["paths"]
+
+
+def error_shape(response) -> dict:
+    assert response["Content-Type"] == "application/json", response.content[:200]
+    body = response.json()
+    assert set(body) == {"error", "fields"} and body["error"], body
+    return body
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("put", "/api/labs/queue", "GET"),
+        ("delete", "/api/labs/runs", "GET, POST"),
+        ("get", "/api/labs/runs/1/cancel", "POST"),
+    ],
+)
+def test_a_method_a_path_does_not_take_is_a_json_405_with_allow(client, db, method, path, allowed):
+    response = getattr(client, method)(path, headers={"Accept-Language": "fr"})
+    assert response.status_code == 405 and response["Allow"] == allowed
+    assert (
+        error_shape(response)["error"]
+        == f"Cette adresse n'accepte pas les requêtes {method.upper()}, seulement {allowed}."
+    )
+
+
+def test_an_unexpected_failure_is_a_json_500(client, db, monkeypatch):
+    from labs import selectors
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(selectors, "run_visible", broken)
+    response = Client(raise_request_exception=False).get("/api/labs/runs/1", headers={"Accept-Language": "hi"})
+    assert response.status_code == 500 and "<html" not in response.content.decode()
+    assert error_shape(response)["fields"] == []
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("page=0", "Cette valeur doit être au moins 1."),
+        ("page=99999999999999999999", "Cette valeur doit être au plus 1000000."),
+        ("page_size=101", "Cette valeur doit être au plus 100."),
+        ("page=deux", "Cette valeur doit être un nombre entier."),
+    ],
+)
+def test_a_query_out_of_range_names_the_value_in_json(client, db, query, message):
+    response = client.get(f"/api/labs/presets?{query}", headers={"Accept-Language": "fr"})
+    assert response.status_code == 400
+    field = query.split("=")[0]
+    assert error_shape(response)["fields"] == [{"field": field, "message": message}]
+
+
+def test_a_rate_limited_api_request_is_a_json_429(client, db, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "1/m"}
+    client.get("/api/certificates/AAAA")
+    response = client.get("/api/certificates/AAAA")
+    assert response.status_code == 429 and int(response["Retry-After"]) > 0
+    assert "Please wait" in error_shape(response)["error"]
+
+
+def test_the_dashboard_links_to_the_docs_page(learner):
+    client = Client()
+    client.force_login(learner)
+    html = client.get("/hi/accounts/dashboard/").content.decode()
+    assert 'href="/api/docs/"' in html and "API का दस्तावेज़ (अंग्रेज़ी में)" in html

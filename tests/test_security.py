@@ -46,6 +46,7 @@ PAGES = {  # path: status
     "/en/accounts/login/": 200,
     "/en/no-such-page/": 404,
     "/api/openapi.json": 200,
+    "/api/docs/": 200,
 }
 
 

@@ -1,10 +1,13 @@
+import csv
 import html as html_lib
+import io
 import json
 import re
 
 import pytest
 from django.urls import reverse
 
+from labs.export import CURVE_COLUMNS, RUN_METRICS
 from labs.models import LabRun
 from labs.training.config import DEFAULT_CONFIG
 
@@ -183,12 +186,22 @@ def test_the_compare_share_link_shows_private_runs_to_anyone_holding_it(client, 
 def test_compare_exports_curves_as_csv_and_runs_as_json(learner_client, learner, make_run):
     run = make_run(learner, status=LabRun.Status.SUCCEEDED)
     csv_response = learner_client.get(reverse("labs:compare_csv") + f"?run={run.pk}")
-    lines = csv_response.content.decode().splitlines()
-    assert lines[0] == "run_id,label,step,loss,grad_norm,lr,samples,tokens,seconds"
-    assert lines[1].startswith(f"{run.pk},") and len(lines) == 1 + run.config["steps"]
+    rows = list(csv.DictReader(io.StringIO(csv_response.content.decode())))
+    assert len(rows) == run.config["steps"] and rows[0]["run_id"] == str(run.pk)
+    assert list(rows[0])[:2] == ["run_id", "label"] and list(rows[0])[-9:] == list(CURVE_COLUMNS)
+    # Each row carries the run's every setting (defaults included) and every metric it stores.
+    assert {name: rows[0][name] for name in ("sync", "precision", "size", "processes")} == {
+        "sync": "no_sync",
+        "precision": "fp32",
+        "size": "tiny",
+        "processes": "1",
+    }
+    assert set(RUN_METRICS) <= set(rows[0]) and rows[0]["final_loss"] == "0.5" and rows[0]["dtype"] == ""
+    assert [row["step"] for row in rows] == ["1", "2", "3"] and rows[1]["loss"] == "1.0"
     assert csv_response["Content-Disposition"].startswith("attachment")
     runs = learner_client.get(reverse("labs:compare_json") + f"?run={run.pk}").json()["runs"]
     assert runs[0]["id"] == run.pk and len(runs[0]["curve"]) == run.config["steps"]
+    assert list(runs[0]["metrics"]) == list(RUN_METRICS) and runs[0]["config"]["precision"] == "fp32"
 
 
 def test_the_compare_fragment_polls_while_a_run_is_active(learner_client, learner, make_run):
