@@ -7,7 +7,7 @@ A guide places a figure with a line of its own in its Markdown body:
 (a lab preset's slug and the figure's name). When content is synced, the line becomes an empty
 placeholder element in the stored HTML (`markers_to_placeholders`, called by rendering.py); when
 a guide page is shown, each placeholder is replaced with what the registered provider draws for
-it in the page's language (`fill_figures`, the `body_with_figures` template tag, which passes the
+it in the page's language (`fill_figures`, the `{% drawfigures %}` template tag, which passes the
 page's request along: a figure may follow the query string). `course` never imports the app that
 draws them: labs registers its provider in its AppConfig.ready().
 

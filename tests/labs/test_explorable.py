@@ -123,3 +123,21 @@ def test_a_learners_prediction_is_stored_and_shown_on_the_dashboard(learner_clie
     dashboard = html.unescape(learner_client.get(reverse("accounts:dashboard")).content.decode())
     row = dashboard.split("data-prediction")[1].split("</tr>")[0]
     assert "BatchNorm at N = 1, 4 and 16" in row and "They end about the same" in row and "Not this time" in row
+
+
+@pytest.mark.django_db
+def test_the_cached_article_never_carries_one_learners_prediction_to_another(
+    client, learner_client, learner, synced_content, reference_sweep
+):
+    """The guide's article is a template fragment cached for everyone; its figures are drawn in per
+    request after it, so a learner's stored prediction and form token stay theirs."""
+    from tests import factories
+
+    reference_sweep("batchnorm-n-sweep")
+    learner_client.post(reverse("labs:predict", args=["batchnorm-n-sweep", "loss"]), {"predicted": "N1"})
+    own = html.unescape(learner_client.get(GUIDE.format(language="en")).content.decode())
+    assert "You predicted: N = 1." in own
+    client.force_login(factories.other_account())
+    other = html.unescape(client.get(GUIDE.format(language="en")).content.decode())
+    assert "You predicted" not in other
+    assert "Which run will end with the lowest training loss?" in other.split(f'id="explore-{FIG}"')[1]
