@@ -75,7 +75,8 @@ def _notebook_markdown(text: str, url: str) -> str:
     """The site's own Markdown extensions written as Jupyter shows them: heading ids dropped, a
     figure as a link to it on the guide page, a collapsed solution as a plain heading (a notebook
     cannot fold a block that holds code cells), a framework tab as its name over its code, shown and
-    not run (it needs Accelerate, Lightning or Transformers; the notebook needs PyTorch alone)."""
+    not run (three of the four need Accelerate, Lightning or Transformers; the notebook needs PyTorch
+    alone)."""
     lines, in_tab = [], False
     for line in text.splitlines():
         if tab := TAB_RE.match(line):
