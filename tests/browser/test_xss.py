@@ -289,7 +289,7 @@ def test_payloads_in_account_certificate_and_token_forms_never_run(xss_page, liv
         visitor.wait_for_url("**/accounts/tokens/")
         assert_inert(visitor, f"new token named {payload!r}")
     visitor.goto(f"{live_server.url}/en/accounts/dashboard/")
-    tokens = visitor.locator("#tokens-title + p + ul")
+    tokens = visitor.locator("#api-tokens")
     for payload in PAYLOADS:
         expect(tokens).to_contain_text(payload)
     assert_inert(visitor, "dashboard listing the tokens")
