@@ -126,9 +126,9 @@ def test_an_unexpected_failure_is_a_json_500(client, db, monkeypatch):
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("page=0", "Cette valeur doit être au moins 1."),
-        ("page=99999999999999999999", "Cette valeur doit être au plus 1000000."),
-        ("page_size=101", "Cette valeur doit être au plus 100."),
+        ("page=0", "Cette valeur doit être supérieure ou égale à 1."),
+        ("page=99999999999999999999", "Cette valeur doit être inférieure ou égale à 1000000."),
+        ("page_size=101", "Cette valeur doit être inférieure ou égale à 100."),
         ("page=deux", "Cette valeur doit être un nombre entier."),
     ],
 )
