@@ -1,5 +1,5 @@
 # The two commands (see README): `make run` starts the site, `make test` runs the whole suite.
-# `make unit`: the tests that need no server (no Redis, Celery worker or browser), in under two minutes.
+# `make unit`: the tests that need no server (no Redis, Celery worker or browser) and train nothing.
 .PHONY: run test unit bench lint
 
 run:
