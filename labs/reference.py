@@ -99,11 +99,8 @@ def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
 
 def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
     """The most recent reference sweep of a preset whose every run succeeded."""
-    preset = PRESETS.get(slug)
-    if preset is None:
-        return None
-    sweep = _complete_sweeps().get(slug)
-    if sweep is None:
+    preset, sweep = PRESETS.get(slug), _complete_sweeps().get(slug)
+    if preset is None or sweep is None:
         return None
     runs = list(LabRun.objects.filter(reference=True, sweep=sweep).order_by("preset_index", "id"))
     return ReferenceSweep(preset=preset, sweep=str(sweep), runs=runs) if runs else None

@@ -18,7 +18,7 @@ from labs.training.sizes import SIZES
 from labs.workers import site_limits, validate_for
 
 from .export import RUN_METRICS
-from .forms import translate_problem
+from .forms import translated_problems
 from .models import LabRun as LabRunRow
 from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
 
@@ -90,12 +90,7 @@ class LabRunSettings(BaseModel):
     def _follows_the_lab_rules(cls, data: Any) -> Any:
         config, problems = validate_for(data, site_limits())
         if config is None:
-            fields = [
-                (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
-                for field, field_problems in problems.items()
-                for problem in field_problems
-            ]
-            raise invalid_fields(_("Some settings are not valid."), fields)
+            raise invalid_fields(_("Some settings are not valid."), translated_problems(problems))
         return config.to_dict()
 
     def run_config(self) -> lab_config.RunConfig:
