@@ -82,9 +82,7 @@ PRESETS: dict[str, Preset] = {
                 "Look at the peak activation memory column: it falls roughly as 1/N, while the loss "
                 "curves stay on top of each other because the effective batch did not change."
             ),
-            runs=tuple(
-                PresetRun(f"N = {n}", _base(task="digits-cnn", accumulation_steps=n, steps=30)) for n in (1, 2, 4, 8)
-            ),
+            runs=_n_sweep("none", (1, 2, 4, 8), task="digits-cnn", steps=30),
         ),
         Preset(
             slug="forgot-divide-sgd",
