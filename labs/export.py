@@ -90,9 +90,6 @@ def curves_csv(runs: list[LabRun]) -> str:
         metrics = [run.metrics.get(name) for name in RUN_METRICS]
         about = [run.pk, run.label, *full_settings(run.config).values(), *metrics]
         for point in run.curve_points():
-            writer.writerow(_cells([*about, *(point.get(column) for column in CURVE_COLUMNS)]))
+            cells = [*about, *(point.get(column) for column in CURVE_COLUMNS)]
+            writer.writerow("" if value is None else value for value in cells)
     return out.getvalue()
-
-
-def _cells(values: list[Any]) -> list[Any]:
-    return ["" if value is None else value for value in values]

@@ -19,9 +19,13 @@ def translate_problem(problem: str) -> str:
     return gettext(problem)
 
 
-def translated_errors(errors: dict[str, list[str]]) -> dict[str, list[str]]:
-    """validate_config's errors in the reader's language."""
-    return {field: [translate_problem(message) for message in messages] for field, messages in errors.items()}
+def translated_problems(problems: dict[str, list[Problem]]) -> list[tuple[str | None, str]]:
+    """validate_config's problems as (field, message in the reader's language); None: the whole form."""
+    return [
+        (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
+        for field, field_problems in problems.items()
+        for problem in field_problems
+    ]
 
 
 def limits_text(limits: Limits) -> str:
@@ -43,87 +47,77 @@ def run_limits_text(limits: Limits) -> str:
     ) % {"steps": f"{run.steps:,}", "batch": f"{run.effective_batch_size:,}", "samples": f"{run.sample_budget:,}"}
 
 
-def _choices(values: tuple) -> list[tuple[str, str]]:
-    return [(str(value), str(value)) for value in values]
+def _number(field_class: type[forms.Field], label: str, bounds: tuple, **options) -> forms.Field:
+    return field_class(label=label, min_value=bounds[0], max_value=bounds[1], **options)
+
+
+def _choice(label: str, values: tuple, default: str | int | None = None, **options) -> forms.TypedChoiceField:
+    """A setting with a default may be left out (forms and API clients from before it existed send none)."""
+    if default is not None:
+        options |= {"required": False, "initial": default, "empty_value": default}
+    return forms.TypedChoiceField(label=label, choices=[(str(value), str(value)) for value in values], **options)
 
 
 class RunForm(forms.Form):
     """The learner's own experiment. Field names, choices and limits are the API's, from
     `labs.training.config`, whose validate_config also checks the rules across fields."""
 
-    task = forms.ChoiceField(label=_("Task"), choices=_choices(lab_config.TASKS))
-    norm = forms.ChoiceField(label=_("Normalization layer"), choices=_choices(lab_config.NORMS))
-    effective_batch_size = forms.IntegerField(
-        label=_("Effective batch size"),
-        min_value=lab_config.EFFECTIVE_BATCH_RANGE[0],
-        max_value=lab_config.EFFECTIVE_BATCH_RANGE[1],
-    )
-    accumulation_steps = forms.IntegerField(
-        label=_("Accumulation steps (N)"),
-        min_value=lab_config.ACCUMULATION_RANGE[0],
-        max_value=lab_config.ACCUMULATION_RANGE[1],
+    task = _choice(_("Task"), lab_config.TASKS)
+    norm = _choice(_("Normalization layer"), lab_config.NORMS)
+    effective_batch_size = _number(forms.IntegerField, _("Effective batch size"), lab_config.EFFECTIVE_BATCH_RANGE)
+    accumulation_steps = _number(
+        forms.IntegerField,
+        _("Accumulation steps (N)"),
+        lab_config.ACCUMULATION_RANGE,
         help_text=_("The micro-batch is the effective batch ÷ N."),
     )
-    loss_scaling = forms.ChoiceField(
-        label=_("Loss scaling"),
-        choices=_choices(lab_config.LOSS_SCALINGS),
+    loss_scaling = _choice(
+        _("Loss scaling"),
+        lab_config.LOSS_SCALINGS,
         help_text=_("mean: correct; sum: forgets to divide by N; mean_of_micro_means: averages per-micro-batch means."),
     )
-    optimizer = forms.ChoiceField(label=_("Optimizer"), choices=_choices(lab_config.OPTIMIZERS))
-    learning_rate = forms.FloatField(
-        label=_("Learning rate"),
-        min_value=lab_config.LEARNING_RATE_RANGE[0],
-        max_value=lab_config.LEARNING_RATE_RANGE[1],
-    )
-    steps = forms.IntegerField(
-        label=_("Optimizer steps"), min_value=lab_config.STEPS_RANGE[0], max_value=lab_config.STEPS_RANGE[1]
-    )
-    seed = forms.IntegerField(label=_("Seed"), min_value=lab_config.SEED_RANGE[0], max_value=lab_config.SEED_RANGE[1])
-    grad_clip = forms.FloatField(
-        label=_("Gradient clipping (max norm)"),
+    optimizer = _choice(_("Optimizer"), lab_config.OPTIMIZERS)
+    learning_rate = _number(forms.FloatField, _("Learning rate"), lab_config.LEARNING_RATE_RANGE)
+    steps = _number(forms.IntegerField, _("Optimizer steps"), lab_config.STEPS_RANGE)
+    seed = _number(forms.IntegerField, _("Seed"), lab_config.SEED_RANGE)
+    grad_clip = _number(
+        forms.FloatField,
+        _("Gradient clipping (max norm)"),
+        (0.0001, lab_config.GRAD_CLIP_MAX),
         required=False,
-        min_value=0.0001,
-        max_value=lab_config.GRAD_CLIP_MAX,
         help_text=_("Leave empty for no clipping."),
     )
 
-    processes = forms.TypedChoiceField(
-        label=_("Processes (G)"),
-        choices=_choices(lab_config.PROCESS_COUNTS),
+    processes = _choice(
+        _("Processes (G)"),
+        lab_config.PROCESS_COUNTS,
+        1,
         coerce=int,
-        required=False,
-        empty_value=1,  # forms and API clients from before data parallelism send none
-        initial=1,
         help_text=_("Data parallelism: each process takes an equal share of the effective batch (b × N × G)."),
     )
-    sync = forms.ChoiceField(
-        label=_("Gradient all-reduce"),
-        choices=_choices(lab_config.SYNCS),
-        required=False,
-        initial="no_sync",
+    sync = _choice(
+        _("Gradient all-reduce"),
+        lab_config.SYNCS,
+        "no_sync",
         help_text=_("no_sync: once per step (after the last micro-batch); every_micro: after every micro-batch."),
     )
 
-    size = forms.ChoiceField(
-        label=_("Model size (guides-lm)"),
-        choices=_choices(lab_config.SIZE_NAMES),
-        required=False,
-        initial="tiny",
+    size = _choice(
+        _("Model size (guides-lm)"),
+        lab_config.SIZE_NAMES,
+        "tiny",
         help_text=_("tiny runs on a CPU; small and medium need a GPU worker."),
     )
-    precision = forms.ChoiceField(
-        label=_("Precision"),
-        choices=_choices(lab_config.PRECISIONS),
-        required=False,
-        initial="fp32",
+    precision = _choice(
+        _("Precision"),
+        lab_config.PRECISIONS,
+        "fp32",
         help_text=_("fp32: exact (TF32 off); tf32: GPU only; bf16 and fp16: autocast, fp16 with a loss scaler."),
     )
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
         super().__init__(*args, **kwargs)
-        self.fields["learning_rate"].widget.attrs["step"] = "any"
-        self.fields["grad_clip"].widget.attrs["step"] = "any"
         self.run_config: lab_config.RunConfig | None = None
         self.limits = site_limits()
         self.fields["size"].help_text = format_lazy("{} {}", self.fields["size"].help_text, sizes_text(self.limits))
@@ -134,13 +128,9 @@ class RunForm(forms.Form):
         self._check_names()
         if self.errors:
             return data
-        data["sync"] = data.get("sync") or "no_sync"
-        data["size"] = data.get("size") or "tiny"
-        data["precision"] = data.get("precision") or "fp32"
         self.run_config, errors = validate_for(data, self.limits)
-        for field, messages in translated_errors(errors).items():
-            for message in messages:
-                self.add_error(None if field == lab_config.NON_FIELD else field, message)
+        for field, message in translated_problems(errors):
+            self.add_error(field, message)
         return data
 
     def _check_names(self) -> None:

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .presets import preset_get
+from .presets import PRESETS
 
 
 def new_share_token() -> str:
@@ -75,7 +75,7 @@ class LabRun(models.Model):
     @property
     def label(self) -> str:
         """Legend text: the preset's name for this run (in the reader's language), else the settings."""
-        preset = preset_get(self.preset)
+        preset = PRESETS.get(self.preset)
         if preset and self.preset_index is not None and self.preset_index < len(preset.runs):
             return str(preset.runs[self.preset_index].label)
         c = self.config

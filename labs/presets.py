@@ -5,6 +5,7 @@ Configs use the public API names of `labs.training.config`; every one must valid
 checks). Sizes keep a whole sweep within a couple of minutes on a CPU.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,14 +30,8 @@ class Preset:
 
     def configs(self) -> list[tuple[str, dict[str, Any]]]:
         """(label, config) per run; LAB_PRESET_MAX_STEPS lets a small machine shorten them."""
-        cap = settings.LAB_PRESET_MAX_STEPS
-        result = []
-        for run in self.runs:
-            config = dict(run.config)
-            if cap:
-                config["steps"] = min(config["steps"], cap)
-            result.append((str(run.label), config))
-        return result
+        cap = settings.LAB_PRESET_MAX_STEPS or math.inf
+        return [(str(run.label), run.config | {"steps": min(run.config["steps"], cap)}) for run in self.runs]
 
     @property
     def data_parallel(self) -> bool:
@@ -45,7 +40,7 @@ class Preset:
 
 
 def _base(**changes: Any) -> dict[str, Any]:
-    config = {
+    return {
         "task": "digits-mlp",
         "norm": "none",
         "effective_batch_size": 64,
@@ -56,9 +51,7 @@ def _base(**changes: Any) -> dict[str, Any]:
         "steps": 100,
         "seed": 0,
         "grad_clip": None,
-    }
-    config.update(changes)
-    return config
+    } | changes
 
 
 def _tiny_cnn(**changes: Any) -> dict[str, Any]:
@@ -89,9 +82,7 @@ PRESETS: dict[str, Preset] = {
                 "Look at the peak activation memory column: it falls roughly as 1/N, while the loss "
                 "curves stay on top of each other because the effective batch did not change."
             ),
-            runs=tuple(
-                PresetRun(f"N = {n}", _base(task="digits-cnn", accumulation_steps=n, steps=30)) for n in (1, 2, 4, 8)
-            ),
+            runs=_n_sweep("none", (1, 2, 4, 8), task="digits-cnn", steps=30),
         ),
         Preset(
             slug="forgot-divide-sgd",
@@ -274,7 +265,3 @@ PRESETS: dict[str, Preset] = {
         ),
     ]
 }
-
-
-def preset_get(slug: str) -> Preset | None:
-    return PRESETS.get(slug)

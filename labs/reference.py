@@ -14,6 +14,7 @@ Reference runs are sent to the broker at a lower priority than learners' runs (s
 
 import logging
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -99,11 +100,8 @@ def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
 
 def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
     """The most recent reference sweep of a preset whose every run succeeded."""
-    preset = PRESETS.get(slug)
-    if preset is None:
-        return None
-    sweep = _complete_sweeps().get(slug)
-    if sweep is None:
+    preset, sweep = PRESETS.get(slug), _complete_sweeps().get(slug)
+    if preset is None or sweep is None:
         return None
     runs = list(LabRun.objects.filter(reference=True, sweep=sweep).order_by("preset_index", "id"))
     return ReferenceSweep(preset=preset, sweep=str(sweep), runs=runs) if runs else None
@@ -112,16 +110,13 @@ def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
 def reference_index() -> dict[str, str]:
     """{preset slug: id of its latest complete reference sweep}: one small query, cached. Figures
     are cached under these ids, and the guide pages' content hash includes this index."""
-    try:
+    index = None
+    with suppress(RedisError):  # without the cache, the query answers
         index = cache.get(INDEX_KEY)
-    except RedisError:
-        index = None
     if index is None:
         index = {slug: str(sweep) for slug, sweep in _complete_sweeps().items()}
-        try:
+        with suppress(RedisError):
             cache.set(INDEX_KEY, index, INDEX_TIMEOUT)
-        except RedisError:
-            pass
     return index
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from django.utils.translation import gettext as _
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
 
 from config.api_errors import invalid_fields
 from labs.training import config as lab_config
@@ -18,7 +18,7 @@ from labs.training.sizes import SIZES
 from labs.workers import site_limits, validate_for
 
 from .export import RUN_METRICS
-from .forms import translate_problem
+from .forms import translated_problems
 from .models import LabRun as LabRunRow
 from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
 
@@ -90,12 +90,7 @@ class LabRunSettings(BaseModel):
     def _follows_the_lab_rules(cls, data: Any) -> Any:
         config, problems = validate_for(data, site_limits())
         if config is None:
-            fields = [
-                (None if field == lab_config.NON_FIELD else field, translate_problem(problem))
-                for field, field_problems in problems.items()
-                for problem in field_problems
-            ]
-            raise invalid_fields(_("Some settings are not valid."), fields)
+            raise invalid_fields(_("Some settings are not valid."), translated_problems(problems))
         return config.to_dict()
 
     def run_config(self) -> lab_config.RunConfig:
@@ -169,22 +164,17 @@ class LabCurvePageQuery(Schema):
     )
     limit: int = Field(CURVE_PAGE_DEFAULT, ge=1, le=CURVE_PAGE_MAX, description="Points at most on this page.")
 
-    @model_validator(mode="before")
+    @field_validator("after", "limit", mode="before")
     @classmethod
-    def _whole_numbers_in_range(cls, data: Any) -> Any:
-        values = getattr(data, "_obj", data)  # the query's values, inside ninja's getter
-        after = _whole_number(values.get("after", 0))
-        limit = _whole_number(values.get("limit", CURVE_PAGE_DEFAULT))
-        problems = []
-        if after is None or not 0 <= after <= LAST_STEP:
+    def _whole_number_in_range(cls, value: Any, info: ValidationInfo) -> int:
+        number = _whole_number(value)
+        if info.field_name == "after" and (number is None or not 0 <= number <= LAST_STEP):
             message = _("The step to start after must be a whole number from 0 to %(max)d.") % {"max": LAST_STEP}
-            problems.append(("after", message))
-        if limit is None or not 1 <= limit <= CURVE_PAGE_MAX:
+        elif info.field_name == "limit" and (number is None or not 1 <= number <= CURVE_PAGE_MAX):
             message = _("The number of points must be a whole number from 1 to %(max)d.") % {"max": CURVE_PAGE_MAX}
-            problems.append(("limit", message))
-        if problems:
-            raise invalid_fields(_("This page of the curve cannot be given."), problems)
-        return data
+        else:
+            return number
+        raise invalid_fields(_("This page of the curve cannot be given."), [(info.field_name, message)])
 
 
 def _whole_number(value: Any) -> int | None:

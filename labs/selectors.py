@@ -22,6 +22,11 @@ def runs_of(user) -> QuerySet[LabRun]:
     return LabRun.objects.filter(user=user).order_by("-created_at", "-id")
 
 
+def recent_runs_of(user) -> list[LabRun]:
+    """The runs the lab pages list for the viewer: none for a visitor."""
+    return list(runs_of(user)[:20]) if user.is_authenticated else []
+
+
 def run_visible(*, run_id: int, user) -> LabRun | None:
     run = LabRun.objects.filter(pk=run_id).first()
     return run if run is not None and run.visible_to(user) else None
@@ -50,8 +55,6 @@ def _points_after(run: LabRun, after: int, count: int) -> list[dict] | None:
 
 
 def run_owned(*, run_id: int, user) -> LabRun | None:
-    if not user.is_authenticated:
-        return None
     return LabRun.objects.filter(pk=run_id, user=user).first()
 
 
@@ -72,13 +75,11 @@ def runs_by_refs(*, refs: list[str], user) -> list[LabRun]:
     return runs
 
 
-def latest_preset_runs(*, slug: str, user=None) -> list[LabRun]:
-    """The most recent learner's sweep of a preset: any learner's (preset results are public),
-    or one learner's own. The site's reference sweeps are labs.reference's."""
-    sweeps = LabRun.objects.filter(preset=slug, reference=False)
-    if user is not None:
-        sweeps = sweeps.filter(user=user)
-    latest = sweeps.order_by("-created_at", "-id").first()
+def latest_preset_runs(*, slug: str, user) -> list[LabRun]:
+    """The viewer's most recent sweep of a preset (the site's reference sweeps are labs.reference's)."""
+    if not user.is_authenticated:
+        return []
+    latest = LabRun.objects.filter(preset=slug, reference=False, user=user).order_by("-created_at", "-id").first()
     if latest is None:
         return []
     if latest.sweep is None:

@@ -22,7 +22,7 @@ from .export import chart_payload, curves_csv, run_payload
 from .figures import reference_curves
 from .forms import RunForm
 from .models import LabRun, new_share_token
-from .presets import PRESETS, preset_get
+from .presets import PRESETS, Preset
 from .reference import reference_sweep_latest
 from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
@@ -37,8 +37,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 def _index_context(request: HttpRequest, form: RunForm) -> dict:
-    user = request.user
-    runs = list(selectors.runs_of(user)[:20]) if user.is_authenticated else []
+    runs = selectors.recent_runs_of(request.user)
     return {"presets": PRESETS.values(), "form": form, "runs": runs, **_live_context(runs)}
 
 
@@ -50,18 +49,16 @@ def _live_context(picker_runs: list[LabRun]) -> dict:
 @require_GET
 def live(request: HttpRequest) -> HttpResponse:
     """The statuses of the viewer's listed runs and the queue panel, swapped in out of band."""
-    runs = list(selectors.runs_of(request.user)[:20]) if request.user.is_authenticated else []
+    runs = selectors.recent_runs_of(request.user)
     return render(request, "labs/live.html", {"picker_runs": runs, **_live_context(runs)})
 
 
 @require_GET
 @public_page(timeout=10)  # the latest results (any learner's runs) move on while a sweep trains
 def preset(request: HttpRequest, slug: str) -> HttpResponse:
-    chosen = preset_get(slug)
-    if chosen is None:
-        raise Http404
+    chosen = _preset_or_404(slug)
     # The site's reference results for everyone; beside them, the learner's own latest sweep.
-    own = selectors.latest_preset_runs(slug=slug, user=request.user) if request.user.is_authenticated else []
+    own = selectors.latest_preset_runs(slug=slug, user=request.user)
     reference = reference_sweep_latest(slug)
     context = {
         "preset": chosen,
@@ -74,12 +71,16 @@ def preset(request: HttpRequest, slug: str) -> HttpResponse:
     return TemplateResponse(request, "labs/preset.html", context)
 
 
+def _preset_or_404(slug: str) -> Preset:
+    if slug not in PRESETS:
+        raise Http404
+    return PRESETS[slug]
+
+
 @login_required
 @require_POST
 def preset_run(request: HttpRequest, slug: str) -> HttpResponse:
-    chosen = preset_get(slug)
-    if chosen is None:
-        raise Http404
+    chosen = _preset_or_404(slug)
     if submission_throttled(request, request.user):
         return rate_limited(request)
     try:
@@ -122,19 +123,13 @@ def _say_if_reused(request: HttpRequest, runs: list[LabRun]) -> None:
 @require_GET
 @vary_on_htmx
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = selectors.run_visible(run_id=run_id, user=request.user)
-    if run is None:
-        raise Http404
-    return _run_page(request, run)
+    return _run_page(request, selectors.run_visible(run_id=run_id, user=request.user))
 
 
 @require_GET
 @vary_on_htmx
 def run_shared(request: HttpRequest, token: str) -> HttpResponse:
-    run = selectors.run_shared(token=token)
-    if run is None:
-        raise Http404
-    return _run_page(request, run)
+    return _run_page(request, selectors.run_shared(token=token))
 
 
 def estimate_text(seconds: float | None) -> str:
@@ -148,8 +143,9 @@ def estimate_text(seconds: float | None) -> str:
     ) % {"minutes": minutes}
 
 
-def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
-    is_owner = request.user.is_authenticated and request.user.pk == run.user_id
+def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
+    if run is None:
+        raise Http404
     state = queue_state()
     run_queue_block = run_queue(run, state)
     context = {
@@ -157,7 +153,7 @@ def _run_page(request: HttpRequest, run: LabRun) -> HttpResponse:
         "queue": state,
         "run_queue": run_queue_block,
         "estimate": estimate_text(run_queue_block["estimate_seconds"]),
-        "is_owner": is_owner,
+        "is_owner": request.user.is_authenticated and request.user.pk == run.user_id,
         "chart": chart_payload([run]),
         **_chart_view(request),
         "poll_url": request.path,
@@ -199,7 +195,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     context = _compare_context(request, runs)
     if wants_fragment(request) and not request.GET.get("live"):  # the preset page's poll: its results only
         return render(request, "labs/compare.html#results", context)
-    own_runs = list(selectors.runs_of(request.user)[:20]) if request.user.is_authenticated else []
+    own_runs = selectors.recent_runs_of(request.user)
     # One request per poll: the results table's poll brings the listed runs' statuses and the
     # queue too, and the list polls by itself only once no compared run is active.
     context |= {
@@ -214,17 +210,17 @@ def compare(request: HttpRequest) -> HttpResponse:
 @require_GET
 def compare_json(request: HttpRequest) -> JsonResponse:
     runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
-    response = JsonResponse({"runs": [run_payload(run) for run in runs]})
-    response["Content-Disposition"] = 'attachment; filename="lab-runs.json"'
-    return response
+    return JsonResponse({"runs": [run_payload(run) for run in runs]}, headers=_attachment("lab-runs.json"))
 
 
 @require_GET
 def compare_csv(request: HttpRequest) -> HttpResponse:
     runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
-    response = HttpResponse(curves_csv(runs), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="lab-curves.csv"'
-    return response
+    return HttpResponse(curves_csv(runs), content_type="text/csv; charset=utf-8", headers=_attachment("lab-curves.csv"))
+
+
+def _attachment(filename: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{filename}"'}
 
 
 def _compare_url(runs: list[LabRun], **view: str) -> str:

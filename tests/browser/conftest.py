@@ -170,7 +170,7 @@ class MainPages:
 def main_pages(course_site, learner) -> MainPages:
     """A learner with a quiz under way, a finished quiz, a certificate and lab runs to show."""
     from certificates.services import certificate_issue
-    from labs.presets import preset_get
+    from labs.presets import PRESETS
     from labs.reference import reference_sweep_submit
     from quizzes.models import Attempt, Quiz
     from quizzes.services import attempt_finish, attempt_start
@@ -187,7 +187,7 @@ def main_pages(course_site, learner) -> MainPages:
     factories.answer_through_services(ongoing, 2, factories.wrong_answer(ongoing, 2))
     certificate = certificate_issue(attempt=factories.exam_taken_and_passed(learner), user=learner)
 
-    preset = preset_get("forgot-divide-sgd")
+    preset = PRESETS["forgot-divide-sgd"]
     preset_runs = [
         factories.finished_run(learner, config, preset=preset.slug, index=i, loss=2.0 + i)
         for i, (_label, config) in enumerate(preset.configs())
