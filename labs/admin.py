@@ -33,16 +33,14 @@ class LabRunAdmin(admin.ModelAdmin):
     @admin.action(description=_("Cancel the selected runs"))
     def cancel_runs(self, request: HttpRequest, queryset: QuerySet[LabRun]) -> None:
         count = sum(services.lab_run_cancel(run=run) for run in queryset)
-        self.message_user(
-            request, ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count}, messages.SUCCESS
-        )
+        message = ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count)
+        self.message_user(request, message % {"n": count}, messages.SUCCESS)
 
     @admin.action(description=_("Requeue the selected runs (start again from scratch)"))
     def requeue_runs(self, request: HttpRequest, queryset: QuerySet[LabRun]) -> None:
         count = sum(services.lab_run_requeue(run=run) for run in queryset)
-        self.message_user(
-            request, ngettext("%(n)d run requeued.", "%(n)d runs requeued.", count) % {"n": count}, messages.SUCCESS
-        )
+        message = ngettext("%(n)d run requeued.", "%(n)d runs requeued.", count)
+        self.message_user(request, message % {"n": count}, messages.SUCCESS)
 
 
 @admin.register(FigurePrediction)

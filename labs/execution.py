@@ -1,6 +1,6 @@
 """Running one lab run inside the Celery worker: claim, train, report, finish.
 
-torch is imported here, inside `lab_run_execute`, never at module level: the web process imports
+torch is imported here, inside the functions that train, never at module level: the web process imports
 this app without torch, and the worker's parent process never touches CUDA before it forks.
 
 Every write is conditional on the row still being ours (status running, same claim), so a
@@ -25,7 +25,7 @@ from django.utils.translation import gettext_noop
 from labs.training.results import stored_metrics
 
 from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
-from .services import COPIED_RESULT_FIELDS, copy_result, finished_originals
+from .services import COPIED_RESULT_FIELDS, finished_originals
 
 logger = logging.getLogger(__name__)
 
@@ -69,25 +69,25 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
     if twin is not None:  # an identical run finished while this one waited
-        copy_result(run, twin)
-        copied = (*COPIED_RESULT_FIELDS, "finished_at", "reused_from", "status")
-        mine.update(**{f: getattr(run, f) for f in copied})
+        copied = {field: getattr(twin, field) for field in COPIED_RESULT_FIELDS}
+        fields = {"status": LabRun.Status.SUCCEEDED, "reused_from": twin, **copied}
+    else:
+        fields = _train_reporting(run, mine)
+    _finish(mine, run.pk, **fields)
+    if fields["status"] != LabRun.Status.FAILED:
         _reference_done(run)
-        return
+
+
+def _train_reporting(run: LabRun, mine) -> dict[str, Any]:
     with _Reporter(mine, run_id=run.pk) as reporter:
         try:
-            result = _train(run, reporter)
+            return _train(run, reporter)
         except SoftTimeLimitExceeded:
-            result = ERROR_TIME_LIMIT
+            error = ERROR_TIME_LIMIT
         except Exception:
             logger.exception("lab run %s failed", run.pk)
-            result = ERROR_UNEXPECTED
-    if not isinstance(result, dict):  # a string: why it failed; None: the settings are no longer valid
-        curve = reporter.curve
-        _finish(mine, status=LabRun.Status.FAILED, error=result or ERROR_INVALID, curve=curve, done_steps=len(curve))
-        return
-    _store(mine, result)
-    _reference_done(run)
+            error = ERROR_UNEXPECTED
+    return {"status": LabRun.Status.FAILED, "error": error, "curve": reporter.curve, "done_steps": len(reporter.curve)}
 
 
 def _reference_done(run: LabRun) -> None:
@@ -102,17 +102,28 @@ def _reference_done(run: LabRun) -> None:
         logger.exception("the guides could not be told that reference run %s finished", run.pk)
 
 
-def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any] | str | None:
+def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any]:
+    """The fields the run ends with: its result, or the error that stopped it."""
     from labs.training.config import validate_config
     from labs.training.loop import device_class, run_experiment  # torch: imported in the worker child only
 
     config, _errors = validate_config(run.config, device_class=device_class())
     if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.workers passes those on)
-        return ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else None
+        error = ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else ERROR_INVALID
+        return {"status": LabRun.Status.FAILED, "error": error}
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
     result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop, text_dir=guides)
-    return result.to_dict()
+    result = result.to_dict()
+    return {
+        "status": LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED,
+        "curve": result["curve"],
+        "validation": result["validation"],
+        "metrics": stored_metrics(result),
+        "device": result["device"],
+        "torch_version": result["torch_version"],
+        "done_steps": result["steps_done"],
+    }
 
 
 def _limit_cpu_threads() -> None:
@@ -125,33 +136,11 @@ def _limit_cpu_threads() -> None:
         torch.set_num_threads(threads)
 
 
-def _store(mine, result: dict[str, Any]) -> None:
-    status = LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED
-    _finish(
-        mine,
-        status=status,
-        curve=result["curve"],
-        validation=result["validation"],
-        metrics=stored_metrics(result),
-        device=result["device"],
-        torch_version=result["torch_version"],
-        done_steps=result["steps_done"],
-    )
-
-
-def _finish(mine, **fields: Any) -> None:
+def _finish(mine, run_id: int, **fields: Any) -> None:
     """The worker's last write: the whole curve once, as one document, and its chunks deleted."""
     with transaction.atomic():
-        run_id = mine.values_list("pk", flat=True).first()
-        if run_id is not None and mine.update(
-            **fields, finished_at=timezone.now()
-        ):  # not ours: the new owner's chunks stay
+        if mine.update(**fields, finished_at=timezone.now()):  # not ours: the new owner's chunks stay
             LabRunCurveChunk.objects.filter(run_id=run_id).delete()
-
-
-def _pause_requested(done_steps: int) -> bool:
-    release = settings.LAB_PAUSE_RELEASE_FILE
-    return bool(release) and done_steps == settings.LAB_PAUSE_AT_STEP and not Path(release).exists()
 
 
 class _Reporter:
@@ -189,7 +178,8 @@ class _Reporter:
 
     def on_progress(self, point: dict[str, Any], done_steps: int, total_steps: int) -> None:
         self.curve.append(point)
-        pause = _pause_requested(done_steps)
+        release = settings.LAB_PAUSE_RELEASE_FILE  # the test-only pause (_hold)
+        pause = bool(release) and done_steps == settings.LAB_PAUSE_AT_STEP and not Path(release).exists()
         now = time.monotonic()
         if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps and not pause:
             return

@@ -17,7 +17,6 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
-from redis import RedisError
 
 from config.waits import seconds_until, wait_in_words
 from labs.training import config as training_config  # CODE_VERSION read at call time
@@ -48,7 +47,6 @@ class LabQuotaError(Exception):
 
 
 def lab_run_submit(*, user: User, config: RunConfig) -> LabRun:
-    """One run of the learner's own settings."""
     return lab_runs_submit(user=user, configs=[config])[0]
 
 
@@ -81,9 +79,9 @@ def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -
 def lab_runs_store(
     configs: list[RunConfig], fingerprints: list[str], finished: dict[str, LabRun], *, reference: bool = False, **fields
 ) -> list[LabRun]:
-    """Saves new runs, one sweep when there are several: each with its finished twin's result when
-    `finished` has one for its fingerprint, else queued and handed to the broker once the transaction
-    commits (a reference run at a low priority; a reference sweep always has its id). `fields`: owner and preset."""
+    """Save new runs, one sweep when there are several (a reference sweep always has its id): each
+    with its finished twin's result, else queued and handed to the broker once the transaction
+    commits (a reference run at a low priority). `fields`: owner and preset."""
     sweep = uuid.uuid4() if reference or len(configs) > 1 else None
     runs = []
     for index, (config, fp) in enumerate(zip(configs, fingerprints, strict=True)):
@@ -113,14 +111,11 @@ def run_fingerprint(config: RunConfig) -> str:
 
 
 def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
-    """The original succeeded run for each fingerprint (same settings, seed and code version)."""
-    found: dict[str, LabRun] = {}
+    """The first original succeeded run for each fingerprint (same settings, seed and code version)."""
     originals = LabRun.objects.filter(
         fingerprint__in=fingerprints, status=LabRun.Status.SUCCEEDED, reused_from__isnull=True
-    ).order_by("finished_at")
-    for run in originals:
-        found.setdefault(run.fingerprint, run)
-    return found
+    ).order_by("-finished_at")
+    return {run.fingerprint: run for run in originals}  # the last one kept: the first to finish
 
 
 COPIED_RESULT_FIELDS = ("curve", "validation", "metrics", "device", "torch_version", "done_steps", "total_steps")
@@ -183,10 +178,7 @@ def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
             return max(1, round(typical - elapsed)), True
         return max(1, round(longest - elapsed)), False
     queued = [run for run in active if run.status == LabRun.Status.QUEUED]
-    try:
-        workers = len(connected_workers())
-    except (RedisError, OSError):
-        workers = 0
+    workers = len(connected_workers())  # none when Redis does not answer
     estimate = estimate_seconds(position=queue_position(queued[0]), workers=workers) if queued else None
     return (max(1, round(estimate)), True) if estimate is not None else (longest, False)
 

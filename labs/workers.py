@@ -1,5 +1,5 @@
-"""The labs' worker side: what a worker is, which Celery queue a run goes to, the heartbeat each
-worker publishes, the check a worker makes when it takes a run, and the pool child made ready to train.
+"""The labs' worker side: which Celery queue a run goes to, the heartbeat each worker publishes,
+the check a worker makes when it takes a run, and the limits the site accepts from the workers.
 
 Queues: every worker consumes LAB_QUEUE, named `gpu` (operators start every worker, CPU or GPU, with
 `-Q gpu`): it carries the runs any CPU can train, so one machine without a GPU runs the site alone.
@@ -16,6 +16,7 @@ initialise CUDA before it forks), and only the pool child loads torch (`pool_chi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -64,11 +65,15 @@ ERROR_NO_WORKER_HOLDS_SIZE = gettext_noop(
 # ---------------------------------------------------------------- what a run needs, where it goes
 
 
+def _gpu_size(config: Mapping[str, Any]) -> str | None:
+    size = config.get("size", "tiny")
+    return size if size in SIZES and SIZES[size].needs_gpu else None
+
+
 def needs_cuda(config: Mapping[str, Any]) -> bool:
     """A run's stored settings (RunConfig.to_dict: defaults left out) need a CUDA worker: a GPU
     size or precision, or more steps, batch or samples than a CPU run may have."""
-    size, precision = config.get("size", "tiny"), config.get("precision", "fp32")
-    if (size in SIZES and SIZES[size].needs_gpu) or precision in GPU_ONLY_PRECISIONS:
+    if _gpu_size(config) or config.get("precision") in GPU_ONLY_PRECISIONS:
         return True
     cpu = lab_config.DEVICE_LIMITS["cpu"]
     steps, batch = config.get("steps", 0), config.get("effective_batch_size", 0)
@@ -76,44 +81,32 @@ def needs_cuda(config: Mapping[str, Any]) -> bool:
 
 
 def queue_for(config: Mapping[str, Any]) -> str:
-    if not needs_cuda(config):
-        return LAB_QUEUE
-    size = config.get("size", "tiny")
-    return size_queue(size) if size in SIZES and SIZES[size].needs_gpu else CUDA_QUEUE
-
-
-def size_queue(size: str) -> str:
-    """The queue of a GPU size's runs: only workers whose memory holds the size consume it."""
-    return f"{CUDA_QUEUE}.{size}"
+    """A GPU size's runs go to its own queue: only workers whose memory holds the size consume it."""
+    if size := _gpu_size(config):
+        return f"{CUDA_QUEUE}.{size}"
+    return CUDA_QUEUE if needs_cuda(config) else LAB_QUEUE
 
 
 def queues_for(device_class: str, sizes: Iterable[str]) -> list[str]:
-    """The queues a worker consumes: LAB_QUEUE everywhere; on a GPU, `cuda` and its sizes' queues."""
     if device_class != "cuda":
         return [LAB_QUEUE]
-    return [LAB_QUEUE, CUDA_QUEUE, *(size_queue(name) for name in sizes if SIZES[name].needs_gpu)]
+    return [LAB_QUEUE, CUDA_QUEUE, *(f"{CUDA_QUEUE}.{name}" for name in sizes if SIZES[name].needs_gpu)]
 
 
 def can_hold(config: Mapping[str, Any], worker: Mapping[str, Any]) -> bool:
-    """A worker (its device class and the sizes it takes) can train a run's stored settings."""
     if needs_cuda(config) and worker["device_class"] != "cuda":
         return False
     return config.get("size", "tiny") in worker["sizes"]
-
-
-def time_limits(queue_name: str) -> dict[str, int]:
-    """Celery's per-message time limits: a GPU run may take longer (its limits allow more)."""
-    if queue_name == LAB_QUEUE:
-        return {}  # the worker's defaults: LAB_SOFT_TIME_LIMIT, LAB_HARD_TIME_LIMIT
-    return {"soft_time_limit": settings.LAB_CUDA_SOFT_TIME_LIMIT, "time_limit": settings.LAB_CUDA_HARD_TIME_LIMIT}
 
 
 def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     """Hand a queued run to the broker, on the queue its settings need. False when the broker is
     unreachable: the run stays stored with no `enqueued_at` and the dispatcher sends it once Redis
     is back. `low_priority` (reference runs): workers take it only when no learner's run waits."""
-    priority = {"priority": LOW_PRIORITY} if low_priority else {}
+    options = {"priority": LOW_PRIORITY} if low_priority else {}
     queue = queue_for(LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {})
+    if queue != LAB_QUEUE:  # a GPU run may take longer; on LAB_QUEUE the worker's own limits apply
+        options.update(soft_time_limit=settings.LAB_CUDA_SOFT_TIME_LIMIT, time_limit=settings.LAB_CUDA_HARD_TIME_LIMIT)
     try:
         # One connection attempt: kombu would otherwise retry for seconds, holding a web worker
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
@@ -125,8 +118,7 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
                 queue=queue,
                 retry=False,
                 connection=connection,
-                **priority,
-                **time_limits(queue),
+                **options,
             )
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
@@ -196,10 +188,8 @@ def describe_worker(device: str, max_processes: int, memory_mib: int = 0) -> dic
     }
 
 
-@functools.cache
+@functools.cache  # a pool child asks at start, not at each run
 def this_worker() -> dict[str, Any]:
-    """This worker, found once per process: its heartbeat, and what the runs it takes are checked
-    against (a pool child asks at start, not at each run)."""
     return describe_worker(worker_device(), settings.LAB_MAX_PROCESSES, settings.LAB_WORKER_MEMORY_MIB)
 
 
@@ -217,7 +207,6 @@ def worker_queues_select(queues: Any) -> None:
 
 
 def worker_publish(*, name: str, device: str, **described: Any) -> None:
-    """`described`: describe_worker's other fields (device class, memory, sizes, processes)."""
     cache.set(KEY_PREFIX + name, {**described, "name": name, "device": device}, timeout=settings.LAB_WORKER_TTL)
 
 
@@ -232,10 +221,9 @@ def worker_heartbeat(*, name: str) -> threading.Event:
 
     def beat() -> None:
         while not stop.wait(settings.LAB_WORKER_TTL / 3):
-            try:
+            # Redis away: the key expires and the worker shows as gone until it is back
+            with contextlib.suppress(Exception):
                 worker_publish(name=name, **described)
-            except Exception:  # Redis away: the key expires and the worker shows as gone until it is back
-                pass
 
     worker_publish(name=name, **described)
     threading.Thread(target=beat, name="lab-worker-heartbeat", daemon=True).start()
@@ -243,11 +231,10 @@ def worker_heartbeat(*, name: str) -> threading.Event:
 
 
 def pool_child_prepare() -> dict[str, Any]:
-    """The Celery pool child that trains, made ready when it starts (config/celery.py): it loads
-    torch and the training code and trains one step of the smallest model, so the first run after
-    a worker starts reaches its first step as fast as later ones; on a GPU worker it initialises
-    CUDA here too (never in the main process, which forks it: a CUDA context does not survive a
-    fork). One log line says what it found: operators, and the worker tests, read it."""
+    """Load torch and train one step of the smallest model in the pool child (config/celery.py), so
+    the first run reaches its first step as fast as later ones; a GPU worker initialises CUDA here,
+    never in the main process (a CUDA context does not survive a fork). Operators and the worker
+    tests read the log line."""
     from labs.training.process import training_process_prepare
 
     state = {"pid": os.getpid(), **training_process_prepare(cuda=this_worker()["device_class"] == "cuda")}
@@ -263,16 +250,13 @@ def pool_child_prepare() -> dict[str, Any]:
 
 
 def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
-    """True when `worker` (this_worker) cannot hold the queued run: the run was sent on or failed
-    here, and this worker must not train it. False otherwise, including for a run no longer queued
-    (the claim then finds nothing to take).
+    """True when `worker` (this_worker) cannot hold the queued run, which was sent on or failed here.
 
-    Queues already route runs by what they need, but a message can still reach a worker that
-    cannot hold its run: one sent before the worker's memory or queues changed, or a worker started
-    with `-Q` naming a queue too big for it. Such a run is not claimed (it keeps its attempts): it
-    goes back to its size's queue when a connected worker can hold it, and fails with a reason the
-    learner reads when none can. The row stays queued until one of those writes lands, and a
-    re-send that the broker refuses is left to the dispatcher."""
+    A message can still reach a worker that cannot hold its run: one sent before the worker's memory
+    or queues changed, or a worker started with `-Q` naming a queue too big for it. Such a run is not
+    claimed (it keeps its attempts): it goes back to its size's queue when a connected worker can
+    hold it, and fails with a reason the learner reads when none can. A re-send that the broker
+    refuses is left to the dispatcher."""
     row = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).values("config", "reference").first()
     if row is None or can_hold(row["config"], worker):
         return False
@@ -321,10 +305,9 @@ def heartbeats() -> list[Worker]:
     if not isinstance(location, str) or not location.startswith(("redis://", "rediss://", "unix://")):
         return []
     prefix = cache.make_key(KEY_PREFIX)
-    keys = _redis_client(location).scan_iter(match=prefix + "*", count=100)
-    names = sorted(key.decode()[len(prefix) :] for key in keys)
-    found = cache.get_many([KEY_PREFIX + name for name in names])
-    return [_worker(found[KEY_PREFIX + name]) for name in names if KEY_PREFIX + name in found]
+    found = _redis_client(location).scan_iter(match=prefix + "*", count=100)
+    published = cache.get_many([KEY_PREFIX + key.decode()[len(prefix) :] for key in found])
+    return sorted(map(_worker, published.values()), key=lambda worker: worker.name)
 
 
 def _worker(published: dict) -> Worker:
@@ -351,7 +334,7 @@ def published_workers() -> list[Worker]:
 
 
 def connected_workers() -> list[Worker]:
-    """The published workers, each with the run it trains now (from the rows it claimed)."""
+    """The published workers, each with the run it trains now."""
     workers = published_workers()
     running = dict(
         LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=[worker.name for worker in workers])
@@ -363,39 +346,31 @@ def connected_workers() -> list[Worker]:
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """What the site accepts now: from the connected workers, or the operator's override."""
-
     device_class: str  # "cuda" when a CUDA worker is connected (or LAB_DEVICE_CLASS says so), else "cpu"
     device_classes: tuple[str, ...]  # of the connected workers, e.g. ("cpu", "cuda"); empty: none
     sizes: tuple[str, ...]  # guides-lm sizes a connected worker (or the override) takes
     max_processes: int
 
     @property
-    def run(self) -> lab_config.DeviceLimits:
-        """Steps, effective batch and samples one run may have now."""
+    def run(self) -> lab_config.DeviceLimits:  # steps, effective batch and samples one run may have
         return lab_config.DEVICE_LIMITS[self.device_class]
 
 
-def limits_for(workers: Iterable[Worker], *, override: str = "", max_processes: int) -> Limits:
-    """`override` (LAB_DEVICE_CLASS): "cpu" or "cuda" fixes the device class whatever is connected;
-    empty follows the workers. Runs any CPU trains are always accepted, even with no worker: they
-    wait in the queue until one comes."""
-    workers = list(workers)
+def site_limits(workers: list[Worker] | None = None) -> Limits:
+    """What the site accepts now. LAB_DEVICE_CLASS "cpu" or "cuda" fixes the device class whatever
+    is connected; empty follows the workers. Runs any CPU trains are always accepted, even with no
+    worker: they wait in the queue until one comes."""
+    workers = published_workers() if workers is None else workers
     connected = tuple(sorted({worker.device_class for worker in workers}))
-    if override in ("cpu", "cuda"):
-        device_class, sizes = override, set(sizes_that_fit(override, None))
+    if settings.LAB_DEVICE_CLASS in ("cpu", "cuda"):
+        device_class = settings.LAB_DEVICE_CLASS
+        sizes = sizes_that_fit(device_class, None)
     else:
         device_class = "cuda" if "cuda" in connected else "cpu"
-        sizes = set(sizes_that_fit("cpu", None))
-        sizes.update(name for worker in workers if worker.device_class == "cuda" for name in worker.sizes)
+        gpu_sizes = [name for worker in workers if worker.device_class == "cuda" for name in worker.sizes]
+        sizes = sizes_that_fit("cpu", None) + gpu_sizes
     ordered = tuple(name for name in SIZES if name in sizes)
-    return Limits(device_class=device_class, device_classes=connected, sizes=ordered, max_processes=max_processes)
-
-
-def site_limits(workers: list[Worker] | None = None) -> Limits:
-    """The limits that apply now: what the connected workers can run (or LAB_DEVICE_CLASS)."""
-    workers = published_workers() if workers is None else workers
-    return limits_for(workers, override=settings.LAB_DEVICE_CLASS, max_processes=settings.LAB_MAX_PROCESSES)
+    return Limits(device_class, connected, ordered, settings.LAB_MAX_PROCESSES)
 
 
 def validate_for(data: Any, limits: Limits) -> tuple[lab_config.RunConfig | None, dict[str, list[Problem]]]:
