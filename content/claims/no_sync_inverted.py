@@ -66,6 +66,7 @@ def rank_main(rank: int, init_file: str, inverted: bool, results) -> None:
             optimizer.zero_grad(set_to_none=True)
     # plain lists: a tensor would travel as shared memory that dies with this process
     results.put((rank, first_window_grad.tolist(), flat(model.parameters()).tolist(), allreduces[0]))
+    del model  # DDP goes before its process group: the other order can hang (the-accumulation-loop#ddp-no-sync)
     dist.barrier()
     dist.destroy_process_group()
 

@@ -116,14 +116,53 @@ def test_every_framework_trains_the_same_weights_as_raw_pytorch(slug, index, tra
         assert difference <= TOLERANCE, (label, difference)
 
 
-def test_the_ddp_tabs_free_the_ddp_wrapper_before_destroying_the_process_group():
-    """In the other order the C++ reducer drops the group's last reference while holding the GIL and
-    the process can hang on exit (the-accumulation-loop#ddp-no-sync; seen about once in 50 runs of the
-    PyTorch tab and once in 12 of the Accelerate tab before the fix, none in 50 of each after)."""
+# Put before a DDP tab's script: every rank records how many DistributedDataParallel objects are still
+# alive when the process group is destroyed. With `leave` set it then leaves at once, so that a script
+# in the order that can hang never reaches the destructor that hangs.
+DDP_PROBE = """
+import gc as _gc, os as _os
+import torch.distributed as _dist
+from torch.nn.parallel import DistributedDataParallel as _DDP
+
+_destroy = _dist.destroy_process_group
+
+
+def _probed_destroy(*args, **kwargs):
+    alive = sum(isinstance(o, _DDP) for o in _gc.get_objects())
+    open({folder!r} + f"/{{_dist.get_rank()}}.alive", "w").write(str(alive))
+    if {leave!r}:
+        _os._exit(0)
+    return _destroy(*args, **kwargs)
+
+
+_dist.destroy_process_group = _probed_destroy
+"""
+
+
+@pytest.mark.timeout(900)
+def test_the_ddp_tabs_free_the_ddp_wrapper_before_destroying_the_process_group(tmp_path):
+    """In the other order, DDP's reducer drops the group's last reference while holding the GIL and the
+    process can hang on exit (the-accumulation-loop#ddp-no-sync). The probe finds no DDP object alive at
+    the destroy call in the PyTorch and Accelerate tabs, and one per rank once their `del` line is gone."""
     ddp_tabs = _sets("the-accumulation-loop")[2]
-    for label, teardown in [("PyTorch", "dist.destroy_process_group()"), ("Accelerate", "accelerator.end_training()")]:
-        lines = [line.strip() for line in ddp_tabs[label].splitlines()]
-        ends = lines.index(teardown)
-        assert lines[ends - 1 - (label == "Accelerate")].startswith("del ddp_model"), label
-        if label == "Accelerate":
-            assert lines[ends - 1].startswith("accelerator.free_memory()"), label
+    scripts = {}
+    for label in ["PyTorch", "Accelerate"]:
+        code = ddp_tabs[label]
+        assert "\n    del ddp_model" in code, label
+        variants = {"as written": code, "without del": code.replace("\n    del ddp_model", "\n    pass")}
+        for variant, text in variants.items():
+            folder = tmp_path / f"{label}-{variant.replace(' ', '-')}"
+            folder.mkdir()
+            path = folder / "script.py"
+            probe = DDP_PROBE.format(folder=str(folder), leave=variant == "without del")
+            path.write_text(probe + text, encoding="utf-8")
+            scripts[label, variant] = path
+    results = tmp_path / "results.json"
+    env = {"PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "HOME": str(tmp_path)}
+    subprocess.run([sys.executable, str(RUNNER), str(results), *map(str, scripts.values())], check=True, env=env)
+    by_path = json.loads(results.read_text(encoding="utf-8"))
+    for (label, variant), path in scripts.items():
+        result = by_path[str(path)]
+        assert result["returncode"] == 0, (label, variant, result["output"])
+        alive = sorted(int(f.read_text()) for f in path.parent.glob("*.alive"))
+        assert alive == ([0, 0] if variant == "as written" else [1, 1]), (label, variant, alive)
