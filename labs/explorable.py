@@ -86,11 +86,6 @@ def is_explorable(preset: str, name: str) -> bool:
     return figure is not None and figure.from_runs
 
 
-def x_axis(preset: str, name: str) -> str:
-    """What a run's curve is drawn against in this figure: the step, or the samples seen."""
-    return getattr(FIGURES[(preset, name)], "x", "step")
-
-
 def varied(preset: Preset) -> list[Variable]:
     """The settings that differ between the preset's runs."""
     configs = [run.config for run in preset.runs]

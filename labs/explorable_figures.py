@@ -16,7 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from . import explorable
-from .figures import METRICS, loss_chart, loss_points, reference_figures
+from .figures import FIGURES, METRICS, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
@@ -53,7 +53,7 @@ def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
         return {"missing_choice": choice}
     run, first = reference.runs[choice.index], reference.runs[0]
     shown = [first, run] if choice.index else [run]
-    x = explorable.x_axis(preset, name)
+    x = FIGURES[(preset, name)].x
     svg = loss_chart(
         [Series(r.label, loss_points(r, x)) for r in shown],
         x=x,
@@ -187,10 +187,10 @@ def dashboard_predictions(user) -> dict:
     """The learner's predictions for the dashboard, each with the figure's question and the answer."""
     rows = []
     for prediction in FigurePrediction.objects.filter(user=user)[:50]:
-        preset = PRESETS.get(prediction.preset)
-        asked = explorable.question(prediction.preset, prediction.figure) if preset else None
+        asked = explorable.question(prediction.preset, prediction.figure)
         if asked is None:
             continue  # a figure the guides no longer place
+        preset = PRESETS[prediction.preset]
         rows.append(
             {
                 "preset_title": preset.title,

@@ -5,8 +5,8 @@ the reference runs' own numbers and the table of numbers behind it.
 One class per kind of figure. Most are drawn from a preset's reference sweep (labs/reference.py): a
 preset whose sweep has not finished yet gets a sentence and a link to its page instead. A concept
 figure (BatchStatistics) shows an idea rather than a run, drawn from a small description of the data,
-so it renders whether or not a sweep has finished. Registered with course's extension point
-(course/figures.py) in LabsConfig.ready(); each figure is drawn once per sweep and language and cached.
+so it renders whether or not a sweep has finished. Each figure is drawn once per sweep and language
+and cached; labs/explorable_figures.py places it in the guides.
 """
 
 import json
@@ -95,6 +95,7 @@ class Figure:
     numbers that `numbers(runs)` gives."""
 
     from_runs = True  # False: a concept figure, drawn without any run
+    x = "step"  # what a run's loss is drawn against, here or when a learner explores one run
     metric: str | None = None  # the one of METRICS that ranks the runs: what labs/explorable.py asks to predict
 
     def __init__(self, caption: str | Promise = "", numbers: Callable[[Runs], dict[str, str]] | None = None) -> None:
@@ -160,7 +161,6 @@ class LossCurves(Figure):
     """Training loss against the optimizer step, one line per run; a log axis when losses span over 100×."""
 
     metric = "final_loss"
-    x = "step"
     desc = gettext_lazy("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
@@ -478,11 +478,11 @@ def _two_finals(runs: Runs) -> dict[str, str]:
     return {"first": fmt_number(first), "last": fmt_number(last), "gap": fmt_number(gap, 1)}
 
 
-def _errors(*indexes: int, names: tuple[str, ...]) -> Callable[[Runs], dict[str, str]]:
+def _errors(**indexes: int) -> Callable[[Runs], dict[str, str]]:
+    """The gradient-equivalence errors of the runs at these indexes, by name, and the final losses."""
+
     def numbers(runs: Runs) -> dict[str, str]:
-        found = {
-            name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in zip(names, indexes, strict=True)
-        }
+        found = {name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in indexes.items()}
         return {**found, "finals": _finals(runs)}
 
     return numbers
@@ -549,7 +549,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
             "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
         ),
-        _errors(1, 3, names=("batch", "group")),
+        _errors(batch=1, group=3),
     ),
     ("token-normalization", "loss"): LossCurves(
         gettext_lazy(
@@ -557,7 +557,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "batch, with a gradient-equivalence error of %(tokens)s; the mean of micro-batch means has an "
             "error of %(means)s. Final losses: %(finals)s."
         ),
-        _errors(1, 2, names=("tokens", "means")),
+        _errors(tokens=1, means=2),
     ),
     ("batch-size-vs-samples", "loss-by-samples"): LossBySamples(
         gettext_lazy(
@@ -604,7 +604,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
             "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
         ),
-        _errors(1, 3, 5, names=("layer", "rms", "batch")),
+        _errors(layer=1, rms=3, batch=5),
     ),
 }
 
@@ -613,7 +613,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
 
 
 class ReferenceFigures:
-    """The provider course/figures.py calls for each figure line of a guide."""
+    """A guide's figure with every run: what labs/explorable_figures.py shows before a learner picks one."""
 
     def render(self, preset: str, name: str, language: str) -> str:
         figure = FIGURES.get((preset, name))
