@@ -40,7 +40,7 @@ def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     chosen = request.GET.get(fig_param, explorable.ALL)
     known = chosen == explorable.ALL or explorable.choice_named(PRESETS[preset], chosen) is not None
     # An unknown choice: the panel says so in words (all runs shown), with a 400.
-    panel = render_panel(preset, name, request.GET, request, urlsplit(page).path if page else "")
+    panel = render_panel(preset, name, request.GET, request, urlsplit(page or "").path)
     response = HttpResponse(panel, status=200 if known else 400)
     if page and known:
         predicted = "" if request.user.is_authenticated else request.GET.get(predict_param, "")
@@ -65,7 +65,7 @@ def predict(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     prediction_save(request.user, preset, name, option)
     page = _page_url(request, request.POST.get("next", ""))
     if wants_fragment(request):
-        query = QueryDict(urlsplit(page).query) if page else QueryDict()
-        return HttpResponse(render_panel(preset, name, query, request, urlsplit(page).path if page else ""))
+        parts = urlsplit(page or "")
+        return HttpResponse(render_panel(preset, name, QueryDict(parts.query), request, parts.path))
     anchor = f"#explore-{explorable.figure_id(preset, name)}"
     return redirect((page or "/") + anchor)
