@@ -15,60 +15,57 @@ The state of each figure on a page lives in the page's URL, so it can be shared:
 """
 
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlencode, urlsplit
 
 from django.http import QueryDict
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from .figures import FIGURES, AllReduceBars, ErrorBars, LossBySamples, LossCurves, MemoryBars, WallTimeBars
+from .figures import FIGURES
 from .models import LabRun
-from .presets import PRESETS, Preset
+from .presets import Preset
 
 ALL = "all"  # the choice that shows every run: the guide's own figure
 SAME = "same"  # the prediction "they end about the same"
 SKIP = "skip"  # "just show me": no prediction
 SAME_SPREAD = 0.01  # results within 1 % of the largest count as "about the same"
 
-# The settings a preset may vary, in the order a choice names them: (config key, default, short name).
-VARIABLES = (
-    ("processes", 1, "G"),
-    ("sync", "no_sync", ""),
-    ("norm", "none", ""),
-    ("precision", "fp32", ""),
-    ("loss_scaling", "mean", ""),
-    ("effective_batch_size", 64, "B"),
-    ("accumulation_steps", 1, "N"),
+
+class Variable(NamedTuple):
+    """A setting a preset may vary."""
+
+    key: str  # in the run's config
+    default: object
+    short: str  # before the value in a choice's slug: "N4"
+    name: str | Promise
+
+
+VARIABLES = (  # in the order a choice's slug names them
+    Variable("processes", 1, "G", _("processes G")),
+    Variable("sync", "no_sync", "", _("synchronization")),
+    Variable("norm", "none", "", _("normalization layer")),
+    Variable("precision", "fp32", "", _("precision")),
+    Variable("loss_scaling", "mean", "", _("loss normalization")),
+    Variable("effective_batch_size", 64, "B", _("effective batch B")),
+    Variable("accumulation_steps", 1, "N", _("micro-batches N")),
 )
-VARIABLE_NAMES = {
-    "processes": _("processes G"),
-    "sync": _("synchronization"),
-    "norm": _("normalization layer"),
-    "precision": _("precision"),
-    "loss_scaling": _("loss normalization"),
-    "effective_batch_size": _("effective batch B"),
-    "accumulation_steps": _("micro-batches N"),
-}
 
 
 @dataclass(frozen=True)
 class Question:
     text: str | Promise
-    metric: str  # the run metric that decides
+    metric: str  # the run metric that decides: the figure's own (labs/figures.py, Figure.metric)
     lowest: bool  # the answer is the run with the lowest value (else the highest)
 
 
-# By kind of figure (labs/figures.py), a subclass before its parent; a timeline of one step asks nothing.
 QUESTIONS = (
-    (LossBySamples, Question(_("Which run will end with the lowest validation loss?"), "val_loss", True)),
-    (LossCurves, Question(_("Which run will end with the lowest training loss?"), "final_loss", True)),
-    (MemoryBars, Question(_("Which run will need the least peak activation memory?"), "peak_activation_bytes", True)),
-    (WallTimeBars, Question(_("Which run will take the longest?"), "wall_seconds", False)),
-    (
-        ErrorBars,
-        Question(_("Which run will have the largest gradient-equivalence error?"), "grad_equivalence_error", False),
-    ),
-    (AllReduceBars, Question(_("Which run will make the most gradient all-reduces?"), "allreduce_calls", False)),
+    Question(_("Which run will end with the lowest validation loss?"), "val_loss", True),
+    Question(_("Which run will end with the lowest training loss?"), "final_loss", True),
+    Question(_("Which run will need the least peak activation memory?"), "peak_activation_bytes", True),
+    Question(_("Which run will take the longest?"), "wall_seconds", False),
+    Question(_("Which run will have the largest gradient-equivalence error?"), "grad_equivalence_error", False),
+    Question(_("Which run will make the most gradient all-reduces?"), "allreduce_calls", False),
 )
 
 
@@ -86,27 +83,19 @@ def figure_id(preset: str, name: str) -> str:
 def is_explorable(preset: str, name: str) -> bool:
     """A figure drawn from a preset's runs (a concept figure shows an idea, with nothing to choose)."""
     figure = FIGURES.get((preset, name))
-    return figure is not None and figure.from_runs and preset in PRESETS
+    return figure is not None and figure.from_runs
 
 
-def x_axis(preset: str, name: str) -> str:
-    """What a run's curve is drawn against in this figure: the step, or the samples seen."""
-    return getattr(FIGURES[(preset, name)], "x", "step")
-
-
-def varied_keys(preset: Preset) -> list[str]:
+def varied(preset: Preset) -> list[Variable]:
     """The settings that differ between the preset's runs."""
     configs = [run.config for run in preset.runs]
-    return [key for key, default, _short in VARIABLES if len({str(c.get(key, default)) for c in configs}) > 1]
+    return [v for v in VARIABLES if len({str(c.get(v.key, v.default)) for c in configs}) > 1]
 
 
 def choices(preset: Preset) -> list[Choice]:
-    keys = varied_keys(preset)
-    shorts = {key: short for key, _default, short in VARIABLES}
-    defaults = {key: default for key, default, _short in VARIABLES}
     found = []
     for index, run in enumerate(preset.runs):
-        parts = [f"{shorts[k]}{run.config.get(k, defaults[k])}".replace("_", "") for k in keys]
+        parts = [f"{v.short}{run.config.get(v.key, v.default)}".replace("_", "") for v in varied(preset)]
         found.append(Choice("-".join(parts) or str(index), index, str(run.label)))
     return found
 
@@ -116,15 +105,15 @@ def choice_named(preset: Preset, slug: str) -> Choice | None:
 
 
 def variable_text(preset: Preset) -> str:
-    return ", ".join(str(VARIABLE_NAMES[key]) for key in varied_keys(preset))
+    return ", ".join(str(v.name) for v in varied(preset))
 
 
 def question(preset: str, name: str) -> Question | None:
     """The prediction a figure asks for, if any (a timeline of one step has no result to guess)."""
     if not is_explorable(preset, name):
         return None
-    figure = FIGURES[(preset, name)]
-    return next((asked for kind, asked in QUESTIONS if isinstance(figure, kind)), None)
+    metric = FIGURES[(preset, name)].metric
+    return next((asked for asked in QUESTIONS if asked.metric == metric), None)
 
 
 def prediction_options(preset: Preset) -> list[tuple[str, str]]:

@@ -3,85 +3,48 @@
 `explorable_figures` is the provider course/figures.py calls for each figure line of a guide. A
 lab figure becomes a panel: first a prediction (unless the page's URL or the learner's stored
 prediction already reveals it), then a control over the preset's runs and the figure for the
-choice. The guide's own figure comes from labs/figures.py (`_default_figure`, the one call
-into that module); the figure for one run is drawn here from the stored reference sweep.
+choice. The guide's own figure comes from labs/figures.py; the figure for one run is drawn here
+from the stored reference sweep.
 """
 
 import math
 
 from django.http import HttpRequest, QueryDict
-from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.formats import get_format, number_format
 from django.utils.translation import gettext as _
 
 from . import explorable
-from .downsample import downsample_curve
-from .figures import reference_figures
+from .figures import FIGURES, METRICS, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
-from .svg import Series, line_chart
+from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
-CURVE_POINTS = 150
-
-
-def _default_figure(preset: str, name: str, language: str) -> str:
-    """The guide's own figure with every run: the narrow point where this module meets the drawing."""
-    return reference_figures.render(preset, name, language)
 
 
 def _reference(preset: str) -> ReferenceSweep | None:
     return reference_sweep_latest(preset) if preset in reference_index() else None
 
 
+def _answer(preset: str, asked: explorable.Question) -> str | None:
+    """The option the reference runs bear out now (None before they have finished)."""
+    reference = _reference(preset)
+    return explorable.reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
+
+
 # ---------------------------------------------------------------- one run beside the first
-
-
-def _sci(value: float) -> str:
-    return f"{value:.1e}".replace(".", get_format("DECIMAL_SEPARATOR"))
 
 
 def _numbers(run: LabRun) -> list[tuple[str, str]]:
     """The run's measured numbers the figure's question and text talk about, where it has them."""
-    metrics, rows = run.metrics, []
-    named = (
-        ("final_loss", _("Final loss"), lambda v: number_format(v, decimal_pos=4)),
-        ("val_loss", _("Validation loss"), lambda v: number_format(v, decimal_pos=4)),
-        ("grad_equivalence_error", _("gradient-equivalence error"), _sci),
-        ("peak_activation_bytes", _("peak activation memory"), filesizeformat),
-        ("wall_seconds", _("wall time (seconds)"), lambda v: number_format(v, decimal_pos=2)),
-        ("allreduce_calls", _("gradient all-reduces"), str),
-    )
-    for key, label, fmt in named:
-        value = metrics.get(key)
-        if isinstance(value, int | float) and math.isfinite(value):
-            rows.append((label, fmt(value)))
-    return rows
-
-
-def _points(run: LabRun, x_key: str) -> list[tuple[float, float]]:
-    points = downsample_curve(run.curve, CURVE_POINTS)
     return [
-        (p[x_key], p["loss"]) for p in points if isinstance(p.get("loss"), int | float) and math.isfinite(p["loss"])
+        (str(metric.name), metric.text(value))
+        for key, metric in METRICS.items()
+        if isinstance(value := run.metrics.get(key), int | float) and math.isfinite(value)
     ]
-
-
-def _chosen_svg(preset: str, name: str, runs: list[LabRun], key: str) -> str:
-    x_key = explorable.x_axis(preset, name)
-    labels = ", ".join(run.label for run in runs)
-    return line_chart(
-        [Series(run.label, _points(run, x_key)) for run in runs],
-        id_prefix=key,
-        title=str(PRESETS[preset].title),
-        desc=_("Line chart of the training loss of the reference runs %(labels)s.") % {"labels": labels},
-        x_label=_("samples seen") if x_key == "samples" else _("optimizer step"),
-        y_label=_("training loss"),
-        fmt=lambda value, decimals: number_format(value, decimal_pos=decimals),
-    )
 
 
 def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
@@ -90,8 +53,17 @@ def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
         return {"missing_choice": choice}
     run, first = reference.runs[choice.index], reference.runs[0]
     shown = [first, run] if choice.index else [run]
+    x = FIGURES[(preset, name)].x
+    svg = loss_chart(
+        [Series(r.label, loss_points(r, x)) for r in shown],
+        x=x,
+        key=f"explore-{explorable.figure_id(preset, name)}-svg",
+        title=str(PRESETS[preset].title),
+        desc=_("Line chart of the training loss of the reference runs %(labels)s.")
+        % {"labels": ", ".join(r.label for r in shown)},
+    )
     return {
-        "chosen_svg": _chosen_svg(preset, name, shown, f"explore-{explorable.figure_id(preset, name)}-svg"),
+        "chosen_svg": svg,
         "chosen": choice,
         "baseline": first.label if choice.index else "",
         "numbers": [(r.label, _numbers(r)) for r in shown],
@@ -165,15 +137,14 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
     if not revealed:
         return context
     if context["predicted"]:
-        reference = _reference(preset)
-        answer = explorable.reference_answer(preset_obj, asked, reference.runs) if reference else None
+        answer = _answer(preset, asked)
         context |= {
             "predicted_label": _option_label(preset_obj, predicted),
             "answer_label": _option_label(preset_obj, answer) if answer else "",
             "is_right": answer == predicted,
         }
     if choice is None:
-        context["figure_html"] = _default_figure(preset, name, translation.get_language())
+        context["figure_html"] = reference_figures.render(preset, name, translation.get_language())
     else:
         context |= _chosen_context(preset, name, choice)
     return context
@@ -190,7 +161,7 @@ class ExplorableFigures:
 
     def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
         if not explorable.is_explorable(preset, name):
-            return _default_figure(preset, name, language)
+            return reference_figures.render(preset, name, language)
         with translation.override(language):
             if request is None:
                 return render_panel(preset, name, QueryDict(), None, "")
@@ -205,8 +176,7 @@ explorable_figures = ExplorableFigures()
 
 def prediction_save(user, preset: str, name: str, option: str) -> FigurePrediction:
     """Stores (or replaces) the learner's prediction with what the reference runs bear out now."""
-    reference, asked = _reference(preset), explorable.question(preset, name)
-    answer = explorable.reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
+    answer = _answer(preset, explorable.question(preset, name))
     prediction, _created = FigurePrediction.objects.update_or_create(
         user=user, preset=preset, figure=name, defaults={"predicted": option, "answer": answer or ""}
     )
@@ -217,10 +187,10 @@ def dashboard_predictions(user) -> dict:
     """The learner's predictions for the dashboard, each with the figure's question and the answer."""
     rows = []
     for prediction in FigurePrediction.objects.filter(user=user)[:50]:
-        preset = PRESETS.get(prediction.preset)
-        asked = explorable.question(prediction.preset, prediction.figure) if preset else None
+        asked = explorable.question(prediction.preset, prediction.figure)
         if asked is None:
             continue  # a figure the guides no longer place
+        preset = PRESETS[prediction.preset]
         rows.append(
             {
                 "preset_title": preset.title,

@@ -34,16 +34,15 @@ def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     """The figure's panel for the state in the query: what the control and the prediction fetch.
     The address bar then carries the page's URL with this state (HX-Push-Url), to share."""
     _explorable_or_404(preset, name)
+    figure = explorable.figure_id(preset, name)
+    fig_param, predict_param = explorable.state_params(figure)
     page = _page_url(request, request.headers.get("HX-Current-URL", "")) if wants_fragment(request) else None
-    page_path = urlsplit(page).path if page else ""
-    fig_param, _predict_param = explorable.state_params(explorable.figure_id(preset, name))
     chosen = request.GET.get(fig_param, explorable.ALL)
     known = chosen == explorable.ALL or explorable.choice_named(PRESETS[preset], chosen) is not None
     # An unknown choice: the panel says so in words (all runs shown), with a 400.
-    response = HttpResponse(render_panel(preset, name, request.GET, request, page_path), status=200 if known else 400)
+    panel = render_panel(preset, name, request.GET, request, urlsplit(page or "").path)
+    response = HttpResponse(panel, status=200 if known else 400)
     if page and known:
-        figure = explorable.figure_id(preset, name)
-        fig_param, predict_param = explorable.state_params(figure)
         predicted = "" if request.user.is_authenticated else request.GET.get(predict_param, "")
         pushed = explorable.url_with_state(page, figure, request.GET.get(fig_param, ""), predicted)
         if pushed:
@@ -66,7 +65,7 @@ def predict(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     prediction_save(request.user, preset, name, option)
     page = _page_url(request, request.POST.get("next", ""))
     if wants_fragment(request):
-        query = QueryDict(urlsplit(page).query) if page else QueryDict()
-        return HttpResponse(render_panel(preset, name, query, request, urlsplit(page).path if page else ""))
+        parts = urlsplit(page or "")
+        return HttpResponse(render_panel(preset, name, QueryDict(parts.query), request, parts.path))
     anchor = f"#explore-{explorable.figure_id(preset, name)}"
     return redirect((page or "/") + anchor)

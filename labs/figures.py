@@ -5,14 +5,15 @@ the reference runs' own numbers and the table of numbers behind it.
 One class per kind of figure. Most are drawn from a preset's reference sweep (labs/reference.py): a
 preset whose sweep has not finished yet gets a sentence and a link to its page instead. A concept
 figure (BatchStatistics) shows an idea rather than a run, drawn from a small description of the data,
-so it renders whether or not a sweep has finished. Registered with course's extension point
-(course/figures.py) in LabsConfig.ready(); each figure is drawn once per sweep and language and cached.
+so it renders whether or not a sweep has finished. Each figure is drawn once per sweep and language
+and cached; labs/explorable_figures.py places it in the guides.
 """
 
 import json
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.template.defaultfilters import filesizeformat
@@ -46,14 +47,10 @@ Table = tuple[list[str], list[list[str]]]  # column headers, rows
 
 
 def fmt_number(value: float | None, digits: int = 3) -> str:
+    """Also the charts' tick formatter (labs/svg.py): (value, decimals) -> text."""
     if value is None or not math.isfinite(value):
         return _("diverged")
     return number_format(value, decimal_pos=digits)
-
-
-def local_number(value: float, decimals: int) -> str:
-    """A tick value as the page's language writes it."""
-    return number_format(value, decimal_pos=decimals)
 
 
 def sci(value: float | None) -> str:
@@ -71,6 +68,25 @@ def _finite_finals(runs: Runs) -> list[float]:
     return [f for f in map(final_loss, runs) if f is not None]
 
 
+@dataclass(frozen=True)
+class Metric:
+    """How the figures, their tables and the explorable panel name and write a stored run metric."""
+
+    name: str | Promise
+    text: Callable[[float], str]
+
+
+# The metrics runs are compared by (labs/training/results.py), in the order the explorable panel lists them.
+METRICS = {
+    "final_loss": Metric(gettext_lazy("Final loss"), lambda value: fmt_number(value, 4)),
+    "val_loss": Metric(gettext_lazy("Validation loss"), lambda value: fmt_number(value, 4)),
+    "grad_equivalence_error": Metric(gettext_lazy("gradient-equivalence error"), sci),
+    "peak_activation_bytes": Metric(gettext_lazy("peak activation memory"), filesizeformat),
+    "wall_seconds": Metric(gettext_lazy("wall time (seconds)"), lambda value: fmt_number(value, 2)),
+    "allreduce_calls": Metric(gettext_lazy("gradient all-reduces"), str),
+}
+
+
 # ---------------------------------------------------------------- the kinds of figure
 
 
@@ -79,13 +95,12 @@ class Figure:
     numbers that `numbers(runs)` gives."""
 
     from_runs = True  # False: a concept figure, drawn without any run
+    x = "step"  # what a run's loss is drawn against, here or when a learner explores one run
+    metric: str | None = None  # the one of METRICS that ranks the runs: what labs/explorable.py asks to predict
 
     def __init__(self, caption: str | Promise = "", numbers: Callable[[Runs], dict[str, str]] | None = None) -> None:
         self.caption = caption
-        self._numbers = numbers or (lambda runs: {})
-
-    def numbers(self, runs: Runs) -> dict[str, str]:
-        return self._numbers(runs)
+        self.numbers = numbers or (lambda runs: {})
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
         raise NotImplementedError
@@ -123,29 +138,41 @@ class Figure:
             return str(reference.preset.look_for)
 
 
+def loss_points(run: LabRun, x: str) -> list[tuple[float, float]]:
+    """The run's training loss against `x` ("step" or "samples"), without a diverged run's missing losses."""
+    points = downsample_curve(run.curve, CURVE_POINTS)
+    return [(p[x], p["loss"]) for p in points if isinstance(p.get("loss"), int | float) and math.isfinite(p["loss"])]
+
+
+def loss_chart(series: list[Series], *, x: str, key: str, title: str, desc: str, log_y: bool = False) -> str:
+    return line_chart(
+        series,
+        id_prefix=key,
+        title=title,
+        desc=desc,
+        x_label=_("samples seen") if x == "samples" else _("optimizer step"),
+        y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
+        log_y=log_y,
+        fmt=fmt_number,
+    )
+
+
 class LossCurves(Figure):
     """Training loss against the optimizer step, one line per run; a log axis when losses span over 100×."""
 
-    x = "step"
-    x_label = gettext_lazy("optimizer step")
+    metric = "final_loss"
     desc = gettext_lazy("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        series = [
-            Series(run.label, [(p[self.x], p["loss"]) for p in downsample_curve(run.curve, CURVE_POINTS) if _drawn(p)])
-            for run in runs
-        ]
-        losses = [y for s in series for _x, y in s.points if isinstance(y, int | float) and y > 0]
-        log_y = bool(losses) and max(losses) / min(losses) > 100
-        return line_chart(
+        series = [Series(run.label, loss_points(run, self.x)) for run in runs]
+        losses = [y for s in series for _x, y in s.points if y > 0]
+        return loss_chart(
             series,
-            id_prefix=key,
+            x=self.x,
+            key=key,
             title=title,
             desc=str(self.desc) % {"count": len(runs), "labels": ", ".join(run.label for run in runs)},
-            x_label=str(self.x_label),
-            y_label=_("training loss") + (f" ({_('logarithmic')})" if log_y else ""),
-            log_y=log_y,
-            fmt=local_number,
+            log_y=bool(losses) and max(losses) / min(losses) > 100,
         )
 
     def table(self, runs: Runs) -> Table:
@@ -158,16 +185,11 @@ class LossCurves(Figure):
         return [_("optimizer step")] + [run.label for run in runs], rows
 
 
-def _drawn(point: dict) -> bool:
-    loss = point.get("loss")  # a diverged run records None
-    return isinstance(loss, int | float) and math.isfinite(loss)
-
-
 class LossBySamples(LossCurves):
     """Training loss against the samples seen: runs of different batches on one axis."""
 
+    metric = "val_loss"
     x = "samples"
-    x_label = gettext_lazy("samples seen")
     desc = gettext_lazy("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
 
     def table(self, runs: Runs) -> Table:
@@ -184,31 +206,23 @@ class LossBySamples(LossCurves):
         ]
 
 
+def _window_run(runs: Runs) -> LabRun:
+    """N = 4: the window the guide's text walks through."""
+    return next(run for run in runs if run.config.get("accumulation_steps") == 4)
+
+
+def _block_seconds(run: LabRun) -> float:
+    """Average time of one micro-batch: the run's wall time over all its micro-batches."""
+    return run.metrics["wall_seconds"] / (run.done_steps * run.config["accumulation_steps"])
+
+
 class MicroBatchWindow(Figure):
     """One optimizer step of the N = 4 run on a time axis: N micro-batches (forward, backward,
     loss / N) one after the other, the gradient adding up in .grad below them, then one step."""
 
-    @staticmethod
-    def run(runs: Runs) -> LabRun:
-        """N = 4: the window the guide's text walks through."""
-        return next(run for run in runs if run.config.get("accumulation_steps") == 4)
-
-    @staticmethod
-    def block_seconds(run: LabRun) -> float:
-        """Average time of one micro-batch: the run's wall time over all its micro-batches."""
-        return run.metrics["wall_seconds"] / (run.done_steps * run.config["accumulation_steps"])
-
-    def numbers(self, runs: Runs) -> dict[str, str]:
-        run = self.run(runs)
-        return {
-            "micro": str(run.micro_batch_size),
-            "ms": fmt_number(self.block_seconds(run) * 1000, 1),
-            "device": run.device,
-        }
-
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        run = self.run(runs)
-        n, block_seconds = run.config["accumulation_steps"], self.block_seconds(run)
+        run = _window_run(runs)
+        n, block_seconds = run.config["accumulation_steps"], _block_seconds(run)
         desc = _(
             "Timeline of one optimizer step: %(n)d micro-batches of a forward and a backward pass, each loss "
             "divided by %(n)d, their gradients adding up in .grad, then one optimizer step."
@@ -238,13 +252,13 @@ class MicroBatchWindow(Figure):
         for i in range(n + 1):
             x = left + i * block
             parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
-            parts.append(svg_text(x, axis + 18, local_number(i * block_seconds * 1000, decimals)))
+            parts.append(svg_text(x, axis + 18, fmt_number(i * block_seconds * 1000, decimals)))
         parts.append(svg_text((left + right) / 2, axis + 40, _("time (ms)")))
         return "".join([*parts, "</svg>"])
 
     def table(self, runs: Runs) -> Table:
-        run = self.run(runs)
-        n, ms = run.config["accumulation_steps"], self.block_seconds(run) * 1000
+        run = _window_run(runs)
+        n, ms = run.config["accumulation_steps"], _block_seconds(run) * 1000
         return [_("micro-batch"), _("time (ms)"), ".grad"], [
             [
                 str(k),
@@ -256,32 +270,33 @@ class MicroBatchWindow(Figure):
 
 
 class MetricBars(Figure):
-    """One bar per run of a stored metric (labs/training/results.py), labelled with its value."""
+    """One bar per run of one of METRICS, labelled with its value."""
 
     metric = ""
-    name: str | Promise = ""  # of the metric, on the axis and in the table
     log = False  # for values that span orders of magnitude
 
-    def value_text(self, value: float) -> str:
-        return str(value)
+    @property
+    def name(self) -> str:
+        return str(METRICS[self.metric].name)
 
     def tick(self, value: float, decimals: int) -> str:
-        return local_number(value, decimals)
+        """A log axis's powers of ten written as the values are (1.0e-07)."""
+        return METRICS[self.metric].text(value) if self.log else fmt_number(value, decimals)
 
     def unit(self, values: list[float]) -> tuple[int, str]:
         """What the bars' values are divided by, and the axis's label."""
-        return 1, str(self.name)
+        return 1, self.name
 
     def text(self, run: LabRun) -> str:
         value = run.metrics.get(self.metric)
-        return "—" if value is None else self.value_text(value)
+        return "—" if value is None else METRICS[self.metric].text(value)
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
         values = [float(run.metrics.get(self.metric) or 0) for run in runs]
         unit, value_label = self.unit(values)
         bars = [Bar(run.label, value / unit, self.text(run)) for run, value in zip(runs, values, strict=True)]
         desc = _("Bar chart of %(metric)s for %(count)d runs: %(values)s.") % {
-            "metric": str(self.name),
+            "metric": self.name,
             "count": len(runs),
             "values": "; ".join(f"{bar.label}: {bar.text}" for bar in bars),
         }
@@ -290,26 +305,16 @@ class MetricBars(Figure):
         )
 
     def table(self, runs: Runs) -> Table:
-        header = [_("Run"), str(self.name), _("Final loss")]
+        header = [_("Run"), self.name, _("Final loss")]
         return header, [[run.label, self.text(run), fmt_number(final_loss(run), 4)] for run in runs]
 
 
 class WallTimeBars(MetricBars):
     metric = "wall_seconds"
 
-    name = gettext_lazy("wall time (seconds)")
-
-    def value_text(self, value: float) -> str:
-        return fmt_number(value, 2)
-
 
 class MemoryBars(MetricBars):
     metric = "peak_activation_bytes"
-
-    name = gettext_lazy("peak activation memory")
-
-    def value_text(self, value: float) -> str:
-        return filesizeformat(value)
 
     def unit(self, values: list[float]) -> tuple[int, str]:
         """Ticks in one binary unit (0, 0.5, 1.0 MiB), not decimal bytes; the unit named as
@@ -322,23 +327,13 @@ class ErrorBars(MetricBars):
     metric = "grad_equivalence_error"
     log = True  # from 1e-7 to 1e-1
 
-    name = gettext_lazy("gradient-equivalence error")
-
-    def value_text(self, value: float) -> str:
-        return sci(value)
-
-    def tick(self, value: float, decimals: int) -> str:
-        return sci(value)
-
 
 class AllReduceBars(MetricBars):
     metric = "allreduce_calls"
 
-    name = gettext_lazy("gradient all-reduces")
-
     def table(self, runs: Runs) -> Table:
         """The bars count calls; the table adds what they sent."""
-        header = [_("Run"), str(self.name), _("bytes sent"), _("Final loss")]
+        header = [_("Run"), self.name, _("bytes sent"), _("Final loss")]
         return header, [
             [
                 run.label,
@@ -360,11 +355,14 @@ class BatchStatistics(Figure):
 
     def __init__(self, *, batch: int, n: int) -> None:
         super().__init__()
-        self.batch, self.n = batch, n
+        self.batch, self.n, self.micro = batch, n, batch // n
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """What the caption and the drawing's text name."""
+        return {"batch": self.batch, "n": self.n, "micro": self.micro}
 
     def html(self, preset: str, key: str, reference: ReferenceSweep | None) -> str:
-        batch, n, micro = self.batch, self.n, self.batch // self.n
-        numbers = {"batch": batch, "n": n, "micro": micro}
         title = _("Which samples a normalization layer sees in one window")
         caption = _(
             "One window of an effective batch of %(batch)d samples in %(n)d micro-batches of %(micro)d. BatchNorm "
@@ -375,17 +373,17 @@ class BatchStatistics(Figure):
         rows = [
             [
                 str(k),
-                f"{(k - 1) * micro + 1}–{k * micro}",
-                _("μ%(k)d, σ%(k)d over %(micro)d samples") % {"k": k, "micro": micro},
+                f"{(k - 1) * self.micro + 1}–{k * self.micro}",
+                _("μ%(k)d, σ%(k)d over %(micro)d samples") % {"k": k, "micro": self.micro},
                 _("each sample's own mean and deviation"),
             ]
-            for k in range(1, n + 1)
+            for k in range(1, self.n + 1)
         ]
         context = {
             "key": key,
             "concept": True,
             "svg": self.svg([], key=key, title=title),
-            "caption": caption % numbers,
+            "caption": caption % self.counts,
             "table_title": title,
             "header": [_("micro-batch"), _("samples"), _("BatchNorm normalizes with"), _("LayerNorm normalizes with")],
             "rows": rows,
@@ -393,8 +391,8 @@ class BatchStatistics(Figure):
         return render_to_string(TEMPLATE, context)
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        batch, n = self.batch, self.n
-        numbers = {"batch": batch, "n": n, "micro": batch // n}
+        batch, n, micro = self.batch, self.n, self.micro
+        numbers = self.counts
         desc = (
             _(
                 "Diagram of %(batch)d samples, one dot each, shown three ways. As one batch, BatchNorm computes one "
@@ -411,7 +409,7 @@ class BatchStatistics(Figure):
             _("each sample normalized by itself: same result as one batch of %(batch)d") % numbers,
         )
         left, right, row, top = 120, WIDTH - 16, 84, 16
-        micro, width = batch // n, (right - left) / batch
+        width = (right - left) / batch
         parts = svg_open(key, title, desc, top + 3 * row + 8)
         for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
             y = top + r * row
@@ -444,15 +442,18 @@ def _finals(runs: Runs) -> str:
     return "; ".join(f"{run.label}: {fmt_number(final_loss(run))}" for run in runs)
 
 
+def _final_range(runs: Runs) -> dict[str, str]:
+    finals = _finite_finals(runs)
+    return {"low": fmt_number(min(finals)), "high": fmt_number(max(finals))}
+
+
 def _memory(runs: Runs) -> dict[str, str]:
     first, last = runs[0].metrics["peak_activation_bytes"], runs[-1].metrics["peak_activation_bytes"]
-    finals = _finite_finals(runs)
     return {
         "first": filesizeformat(first),
         "last": filesizeformat(last),
         "ratio": number_format(first / last, decimal_pos=1),
-        "low": fmt_number(min(finals)),
-        "high": fmt_number(max(finals)),
+        **_final_range(runs),
     }
 
 
@@ -462,14 +463,13 @@ def _validation(runs: Runs) -> dict[str, str]:
 
 
 def _wall_time(runs: Runs) -> dict[str, str]:
-    finals = _finite_finals(runs)
     first, last = runs[0].metrics.get("wall_seconds"), runs[-1].metrics.get("wall_seconds")
-    return {
-        "first": fmt_number(first, 2),
-        "last": fmt_number(last, 2),
-        "low": fmt_number(min(finals)),
-        "high": fmt_number(max(finals)),
-    }
+    return {"first": fmt_number(first, 2), "last": fmt_number(last, 2), **_final_range(runs)}
+
+
+def _window(runs: Runs) -> dict[str, str]:
+    run = _window_run(runs)
+    return {"micro": str(run.micro_batch_size), "ms": fmt_number(_block_seconds(run) * 1000, 1), "device": run.device}
 
 
 def _two_finals(runs: Runs) -> dict[str, str]:
@@ -478,11 +478,11 @@ def _two_finals(runs: Runs) -> dict[str, str]:
     return {"first": fmt_number(first), "last": fmt_number(last), "gap": fmt_number(gap, 1)}
 
 
-def _errors(*indexes: int, names: tuple[str, ...]) -> Callable[[Runs], dict[str, str]]:
+def _errors(**indexes: int) -> Callable[[Runs], dict[str, str]]:
+    """The gradient-equivalence errors of the runs at these indexes, by name, and the final losses."""
+
     def numbers(runs: Runs) -> dict[str, str]:
-        found = {
-            name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in zip(names, indexes, strict=True)
-        }
+        found = {name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in indexes.items()}
         return {**found, "finals": _finals(runs)}
 
     return numbers
@@ -549,7 +549,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
             "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
         ),
-        _errors(1, 3, names=("batch", "group")),
+        _errors(batch=1, group=3),
     ),
     ("token-normalization", "loss"): LossCurves(
         gettext_lazy(
@@ -557,7 +557,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "batch, with a gradient-equivalence error of %(tokens)s; the mean of micro-batch means has an "
             "error of %(means)s. Final losses: %(finals)s."
         ),
-        _errors(1, 2, names=("tokens", "means")),
+        _errors(tokens=1, means=2),
     ),
     ("batch-size-vs-samples", "loss-by-samples"): LossBySamples(
         gettext_lazy(
@@ -571,7 +571,8 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "One optimizer step of the reference run with N = 4: four micro-batches of %(micro)s samples, "
             "%(ms)s ms each on average on %(device)s. Each backward pass adds its share to .grad; the optimizer "
             "steps once, after the fourth, and the gradients are then cleared."
-        )
+        ),
+        _window,
     ),
     ("memory-vs-n", "wall-time"): WallTimeBars(
         gettext_lazy(
@@ -603,7 +604,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
             "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
         ),
-        _errors(1, 3, 5, names=("layer", "rms", "batch")),
+        _errors(layer=1, rms=3, batch=5),
     ),
 }
 
@@ -612,7 +613,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
 
 
 class ReferenceFigures:
-    """The provider course/figures.py calls for each figure line of a guide."""
+    """A guide's figure with every run: what labs/explorable_figures.py shows before a learner picks one."""
 
     def render(self, preset: str, name: str, language: str) -> str:
         figure = FIGURES.get((preset, name))

@@ -105,22 +105,17 @@ def svg_text(x: float, y: float, text: str, anchor: str = "middle", extra: str =
     return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(text)}</text>'
 
 
+def _on_axis(value: float, log: bool) -> bool:
+    return math.isfinite(value) and (value > 0 or not log)
+
+
+def _color(i: int) -> str:
+    return COLORS[i % len(COLORS)]
+
+
 def _dash(i: int) -> str:
     dash = DASHES[i % len(DASHES)]
     return f' stroke-dasharray="{dash}"' if dash else ""
-
-
-def _legend(labels: Sequence[str], top: float) -> list[str]:
-    parts = []
-    for i, label in enumerate(labels):
-        y = top + i * LEGEND_ROW
-        x = MARGIN["left"]
-        parts.append(
-            f'<line x1="{x}" y1="{y - 4}" x2="{x + 28}" y2="{y - 4}" stroke="{COLORS[i % len(COLORS)]}" '
-            f'stroke-width="3"{_dash(i)}/>'
-        )
-        parts.append(svg_text(x + 36, y, label, "start"))
-    return parts
 
 
 def line_chart(
@@ -135,10 +130,10 @@ def line_chart(
     fmt: Formatter = plain_number,
 ) -> str:
     """Curves on shared axes, with a legend below the plot."""
-    points = [(x, y) for s in series for x, y in s.points if math.isfinite(y) and (y > 0 or not log_y)]
+    drawn = [[(x, y) for x, y in s.points if _on_axis(y, log_y)] for s in series]
+    points = [point for line in drawn for point in line]
     plot_bottom = HEIGHT - MARGIN["bottom"]
-    height = HEIGHT + LEGEND_ROW * len(series)
-    parts = svg_open(id_prefix, title, desc, height)
+    parts = svg_open(id_prefix, title, desc, HEIGHT + LEGEND_ROW * len(series))
     if points:
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         x_ticks = nice_ticks(min(xs), max(xs), integer=all(float(v).is_integer() for v in xs))
@@ -147,18 +142,23 @@ def line_chart(
         x = _Scale(x_ticks[0], x_ticks[-1], MARGIN["left"], WIDTH - MARGIN["right"])
         y = _Scale(y_ticks[0], y_ticks[-1], plot_bottom, MARGIN["top"], log=log_y)
         parts += _axes(x, y, x_ticks, y_ticks, fmt)
-        for i, s in enumerate(series):
-            drawn = [(px, py) for px, py in s.points if math.isfinite(py) and (py > 0 or not log_y)]
-            if not drawn:
-                continue
-            path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in drawn)
-            parts.append(
-                f'<polyline fill="none" stroke="{COLORS[i % len(COLORS)]}" stroke-width="2" '
-                f'stroke-linejoin="round"{_dash(i)} points="{path}"/>'
-            )
+        for i, line in enumerate(drawn):
+            if line:
+                path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line)
+                parts.append(
+                    f'<polyline fill="none" stroke="{_color(i)}" stroke-width="2" stroke-linejoin="round"{_dash(i)} '
+                    f'points="{path}"/>'
+                )
     parts.append(svg_text((MARGIN["left"] + WIDTH - MARGIN["right"]) / 2, plot_bottom + 40, x_label))
-    parts.append(_y_label(y_label, (MARGIN["top"] + plot_bottom) / 2))
-    parts += _legend([s.label for s in series], HEIGHT)
+    middle = (MARGIN["top"] + plot_bottom) / 2
+    parts.append(svg_text(16, middle, y_label, extra=f' transform="rotate(-90 16 {middle:.1f})"'))
+    for i, s in enumerate(series):  # the legend
+        left, top = MARGIN["left"], HEIGHT + i * LEGEND_ROW
+        parts.append(
+            f'<line x1="{left}" y1="{top - 4}" x2="{left + 28}" y2="{top - 4}" stroke="{_color(i)}" '
+            f'stroke-width="3"{_dash(i)}/>'
+        )
+        parts.append(svg_text(left + 36, top, s.label, "start"))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -180,10 +180,6 @@ def _axes(x: _Scale, y: _Scale, x_ticks: list[float], y_ticks: list[float], fmt:
     return parts
 
 
-def _y_label(text: str, middle: float) -> str:
-    return svg_text(16, middle, text, extra=f' transform="rotate(-90 16 {middle:.1f})"')
-
-
 def bar_chart(
     bars: Sequence[Bar],
     *,
@@ -201,7 +197,7 @@ def bar_chart(
     left, right = label_width + 8, WIDTH - 96
     height = top + row * len(bars) + 60
     parts = svg_open(id_prefix, title, desc, height)
-    values = [b.value for b in bars if math.isfinite(b.value) and (b.value > 0 or not log)]
+    values = [b.value for b in bars if _on_axis(b.value, log)]
     if values:
         ticks = log_ticks(min(values), max(values)) if log else nice_ticks(0.0, max(values))
         scale = _Scale(ticks[0], ticks[-1], left, right, log=log)
@@ -212,11 +208,11 @@ def bar_chart(
         for i, bar in enumerate(bars):
             y = top + i * row
             parts.append(svg_text(label_width, y + row / 2 + 4, bar.label, "end"))
-            if math.isfinite(bar.value) and (bar.value > 0 or not log):
+            if _on_axis(bar.value, log):
                 end = scale(bar.value)
                 parts.append(
                     f'<rect x="{left}" y="{y + 6}" width="{max(1.0, end - left):.1f}" height="{row - 12}" '
-                    f'fill="{COLORS[i % len(COLORS)]}"/>'
+                    f'fill="{_color(i)}"/>'
                 )
                 parts.append(svg_text(end + 6, y + row / 2 + 4, bar.text, "start"))
             else:  # zero on a log axis (a run compared with itself): no bar, but its value still shows
