@@ -4,7 +4,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from labs.training import config as lab_config
-from labs.training.parsers import show
+from labs.training.config import show
 from labs.training.problems import Problem
 from labs.workers import Limits, site_limits, validate_for
 

@@ -9,7 +9,6 @@ field (unknown settings, the compute budget) under ``"__all__"`` (Django's key f
 non-field errors). Each sentence is a `Problem`: English text that keeps its message
 id and parameters, translated where it is shown (labs.forms.translate_problem). These
 are the only rules: the HTML form and the API schema (labs/schemas.py) call them.
-Reading one raw value (a choice, a whole number, a number) is parsers.py's part.
 """
 
 from __future__ import annotations
@@ -17,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from .parsers import NOT_A_CHOICE, FieldError, choice, integer, show, to_float
 from .problems import Problem, gettext_noop
-from .sizes import PRECISIONS, SIZE_NAMES, needs_gpu
+from .sizes import GPU_ONLY_PRECISIONS, PRECISIONS, SIZE_NAMES, SIZES
 from .version import guide_text_version, training_code_version
 
 TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
@@ -45,7 +45,7 @@ CODE_VERSION: str = training_code_version()
 
 @dataclass(frozen=True)
 class DeviceLimits:
-    """What one run may ask for on a device class (sizes.DEVICE_CLASSES): a run stays within a
+    """What one run may ask for on a device class ("cpu" or "cuda"): a run stays within a
     couple of minutes on a 2-core CPU; a GPU trains more steps and samples in that time."""
 
     steps: int
@@ -98,8 +98,8 @@ REQUIRED = gettext_noop("%(name)s is required.")
 NAME_NOT_TEXT = gettext_noop("Setting names must be text; got %(got)s.")
 UNKNOWN_SETTING = gettext_noop("%(got)s is not a known setting. The settings are: %(known)s.")
 REPEATED_SETTING = gettext_noop("%(name)s is given more than once; give each setting once.")
-
-
+NOT_A_CHOICE = gettext_noop("%(name)s must be one of: %(options)s; got %(got)s.")
+NOT_A_WHOLE_NUMBER = gettext_noop("%(name)s must be a whole number from %(low)s to %(high)s; got %(got)s.")
 NOT_A_NUMBER = gettext_noop("%(name)s must be a number from %(low)s to %(high)s; got %(got)s.")
 BAD_GRAD_CLIP = gettext_noop(
     "grad_clip must be empty (no clipping) or a number above 0 and at most %(high)s; got %(got)s."
@@ -125,8 +125,6 @@ OVER_BUDGET = gettext_noop(
     "steps × effective_batch_size must be at most %(budget)s samples; this run would use %(steps)s × "
     "%(effective)s = %(samples)s. Lower steps or effective_batch_size."
 )
-# Models whose BatchNorm sees one value per feature and sample (a CNN's sees every pixel: it trains).
-_BATCH_NORM_PER_FEATURE = ("digits-mlp",)
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,18 @@ class RunConfig:
             value = getattr(self, name)
             if isinstance(value, int) and not isinstance(value, bool):
                 object.__setattr__(self, name, float(value))
-        errors = _check_values(dataclasses.asdict(self), WIDEST)
+        errors: dict[str, list[Problem]] = {}
+        for name, parse in _parsers(WIDEST).items():  # typed values must be what a parser returns
+            value = getattr(self, name)
+            try:
+                if value is not None or name != "grad_clip":
+                    parsed = parse(value)
+                    if parsed != value or type(parsed) is not type(value):
+                        raise FieldError(Problem(NOT_CANONICAL, name=name, got=show(value)))
+            except FieldError as exc:
+                _add(errors, name, exc.problem)
+        if not errors:
+            _check_cross(dataclasses.asdict(self), WIDEST, errors)
         if errors:
             raise ValueError(" ".join(m for msgs in errors.values() for m in msgs))
 
@@ -174,7 +183,7 @@ class RunConfig:
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunConfig))
 _DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync", "size": "tiny", "precision": "fp32"}
-_OPTIONAL = {"grad_clip", *_DEFAULTED}
+_OPTIONAL: dict[str, Any] = {"grad_clip": None, **_DEFAULTED}
 
 
 def config_fingerprint(config: RunConfig, text_dir: Any = None) -> str:
@@ -191,72 +200,148 @@ def validate_config(
     data: Any, max_processes: int = MAX_PROCESSES, device_class: str = "cpu"
 ) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     """Parse untrusted settings. Returns (config, {}) or (None, errors).
-    ``max_processes`` is the most processes the worker machine allows; ``device_class`` (sizes.DEVICE_CLASSES)
-    what it is: sizes and precisions that need a GPU are refused on "cpu"."""
+    ``max_processes`` is the most processes the worker machine allows; ``device_class`` ("cpu" or
+    "cuda") what it is: sizes and precisions that need a GPU are refused on "cpu"."""
     try:
         config, errors = _validate(data, DEVICE_LIMITS.get(device_class, DEVICE_LIMITS["cpu"]))
         if config is not None and config.processes > max_processes:
             return None, {"processes": [Problem(TOO_MANY_PROCESSES, allowed=max_processes, got=config.processes)]}
-        field = needs_gpu(config) if config is not None and device_class != "cuda" else None
-        if field is not None:
-            return None, {field: [Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}")]}
+        gpu = gpu_needed(config) if config is not None and device_class != "cuda" else None
+        if gpu is not None:
+            return None, {gpu[0]: [gpu[1]]}
         return config, errors
     except Exception:
         return None, {NON_FIELD: [Problem(UNREADABLE)]}
 
 
+def gpu_needed(config: RunConfig) -> tuple[str, Problem] | None:
+    """The setting ("size" or "precision") that needs a CUDA worker, and the sentence saying so."""
+    if SIZES[config.size].needs_gpu:
+        field = "size"
+    elif config.precision in GPU_ONLY_PRECISIONS:
+        field = "precision"
+    else:
+        return None
+    return field, Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}")
+
+
+class FieldError(ValueError):
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def show(value: Any) -> str:
+    """A short, safe rendering of a learner's value for an error message."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 # ---------------------------------------------------------------- internals
+
+_INT_RE = re.compile(r"[+-]?\d{1,30}")
+_MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
 
 
 def _validate(data: Any, limits: DeviceLimits) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
     if not isinstance(data, dict):
         return None, {NON_FIELD: [Problem(NOT_AN_OBJECT)]}
     errors: dict[str, list[Problem]] = {}
-    _check_keys(data, errors)
-    values: dict[str, Any] = {}
-    parsers = _parsers(limits)
-    for name in FIELDS:
-        if name not in data:
-            if name in _OPTIONAL:
-                values[name] = _DEFAULTED.get(name)
-            else:
-                _add(errors, name, Problem(REQUIRED, name=name))
-            continue
-        try:
-            values[name] = parsers[name](data[name])
-        except FieldError as exc:
-            _add(errors, name, exc.problem)
-    if not errors:
-        for name, msgs in _check_values(values, limits).items():
-            for msg in msgs:
-                _add(errors, name, msg)
-    elif all(k in values for k in ("steps", "effective_batch_size", "accumulation_steps")):
-        # Report cross-field problems too when their fields parsed, so a learner
-        # sees everything at once.
-        for name, msgs in _check_cross(values, limits).items():
-            for msg in msgs:
-                _add(errors, name, msg)
-    if errors:
-        return None, errors
-    return RunConfig(**values), {}
-
-
-def _check_keys(data: dict, errors: dict[str, list[Problem]]) -> None:
-    known = ", ".join(FIELDS)
     for key in data:
         if not isinstance(key, str):
             _add(errors, NON_FIELD, Problem(NAME_NOT_TEXT, got=show(key)))
         elif key not in FIELDS:
-            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=show(key), known=known))
+            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=show(key), known=", ".join(FIELDS)))
+    values: dict[str, Any] = {}
+    for name, parse in _parsers(limits).items():
+        if name not in data:
+            if name in _OPTIONAL:
+                values[name] = _OPTIONAL[name]
+            else:
+                _add(errors, name, Problem(REQUIRED, name=name))
+            continue
+        try:
+            values[name] = parse(data[name])
+        except FieldError as exc:
+            _add(errors, name, exc.problem)
+    # Cross-field problems too whenever their fields parsed, so a learner sees everything at once.
+    if all(name in values for name in ("steps", "effective_batch_size", "accumulation_steps")):
+        _check_cross(values, limits, errors)
+    if errors:
+        return None, errors
+    return RunConfig(**values), {}
 
 
 def _add(errors: dict[str, list[Problem]], key: str, message: Problem) -> None:
     errors.setdefault(key, []).append(message)
 
 
+def _parsers(limits: DeviceLimits) -> dict:
+    """Each field's parser (in FIELDS order), with the steps and effective batch bounds of one device class.
+    A parser reads one untrusted value, returns it typed and canonical, or raises FieldError."""
+    return {
+        "task": _choice("task", TASKS),
+        "norm": _choice("norm", NORMS),
+        "effective_batch_size": _integer("effective_batch_size", 1, limits.effective_batch_size),
+        "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
+        "loss_scaling": _choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
+        "optimizer": _choice("optimizer", OPTIMIZERS),
+        "learning_rate": _learning_rate,
+        "steps": _integer("steps", 1, limits.steps),
+        "seed": _integer("seed", *SEED_RANGE),
+        "grad_clip": _grad_clip,
+        "processes": _process_count,
+        "sync": _choice("sync", SYNCS),
+        "size": _choice("size", SIZE_NAMES),
+        "precision": _choice("precision", PRECISIONS),
+    }
+
+
+def _choice(name: str, choices: tuple[str, ...]):
+    def parse(value: Any) -> str:
+        cleaned = value.strip().lower() if isinstance(value, str) else None
+        if cleaned not in choices:
+            raise FieldError(Problem(NOT_A_CHOICE, name=name, options=", ".join(choices), got=show(value)))
+        return cleaned
+
+    return parse
+
+
+def _integer(name: str, low: int, high: int):
+    def parse(value: Any) -> int:
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):  # True is not a batch size
+            number = value
+        elif isinstance(value, float) and value.is_integer():  # JSON clients may send 64.0
+            number = int(value)
+        elif isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
+            number = int(value.strip())
+        if number is None or not low <= number <= high:
+            got = show(value if number is None else number)
+            raise FieldError(Problem(NOT_A_WHOLE_NUMBER, name=name, low=f"{low:,}", high=f"{high:,}", got=got))
+        return number
+
+    return parse
+
+
+def _to_float(value: Any) -> float | None:
+    """A finite number from a number or a short text (float() ignores surrounding spaces), else None."""
+    long_text = isinstance(value, str) and len(value) > _MAX_TEXT
+    if isinstance(value, bool) or not isinstance(value, int | float | str) or long_text:
+        return None
+    try:
+        number = value if isinstance(value, float) else float(value)  # OverflowError for huge ints
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _learning_rate(value: Any) -> float:
     low, high = LEARNING_RATE_RANGE
-    number = to_float(value)
+    number = _to_float(value)
     if number is None or not low <= number <= high:
         raise FieldError(
             Problem(NOT_A_NUMBER, name="learning_rate", low=f"{low:.5f}", high=f"{high:g}", got=show(value))
@@ -267,68 +352,22 @@ def _learning_rate(value: Any) -> float:
 def _grad_clip(value: Any) -> float | None:
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
         return None
-    number = to_float(value)
+    number = _to_float(value)
     if number is None or not 0 < number <= GRAD_CLIP_MAX:
         raise FieldError(Problem(BAD_GRAD_CLIP, high=f"{GRAD_CLIP_MAX:g}", got=show(value)))
     return number
 
 
 def _process_count(value: Any) -> int:
-    number = integer("processes", 1, max(PROCESS_COUNTS))(value)
+    number = _integer("processes", 1, max(PROCESS_COUNTS))(value)
     if number not in PROCESS_COUNTS:
         options = ", ".join(map(str, PROCESS_COUNTS))
         raise FieldError(Problem(NOT_A_CHOICE, name="processes", options=options, got=str(number)))
     return number
 
 
-_PARSERS = {
-    "task": choice("task", TASKS),
-    "norm": choice("norm", NORMS),
-    "effective_batch_size": integer("effective_batch_size", *EFFECTIVE_BATCH_RANGE),  # the widest: see _parsers
-    "accumulation_steps": integer("accumulation_steps", *ACCUMULATION_RANGE),
-    "loss_scaling": choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
-    "optimizer": choice("optimizer", OPTIMIZERS),
-    "learning_rate": _learning_rate,
-    "steps": integer("steps", *STEPS_RANGE),
-    "seed": integer("seed", *SEED_RANGE),
-    "grad_clip": _grad_clip,
-    "processes": _process_count,
-    "sync": choice("sync", SYNCS),
-    "size": choice("size", SIZE_NAMES),
-    "precision": choice("precision", PRECISIONS),
-}
-
-
-def _parsers(limits: DeviceLimits) -> dict:
-    """The parsers, with the steps and effective batch bounds of one device class."""
-    return {
-        **_PARSERS,
-        "effective_batch_size": integer("effective_batch_size", 1, limits.effective_batch_size),
-        "steps": integer("steps", 1, limits.steps),
-    }
-
-
-def _check_values(values: dict[str, Any], limits: DeviceLimits) -> dict[str, list[Problem]]:
-    """Rules on already-typed values (shared by validate_config and RunConfig)."""
-    errors: dict[str, list[Problem]] = {}
-    for name, parse in _parsers(limits).items():
-        value = values.get(name)
-        if name == "grad_clip" and value is None:
-            continue
-        try:
-            parsed = parse(value)
-            if parsed != value or type(parsed) is not type(value):
-                raise FieldError(Problem(NOT_CANONICAL, name=name, got=show(value)))
-        except FieldError as exc:
-            _add(errors, name, exc.problem)
-    if not errors:
-        for name, msgs in _check_cross(values, limits).items():
-            errors[name] = msgs
-    return errors
-
-
-def _check_cross(values: dict[str, Any], limits: DeviceLimits) -> dict[str, list[Problem]]:
-    errors: dict[str, list[Problem]] = {}
+def _check_cross(values: dict[str, Any], limits: DeviceLimits, errors: dict[str, list[Problem]]) -> None:
+    """Rules across fields, added to ``errors``; ``values`` holds at least the batch, N and steps."""
     effective = values["effective_batch_size"]
     n = values["accumulation_steps"]
     steps = values["steps"]
@@ -347,16 +386,11 @@ def _check_cross(values: dict[str, Any], limits: DeviceLimits) -> dict[str, list
         _add(errors, "accumulation_steps", Problem(N_ABOVE_BATCH, n=n, effective=effective))
     elif effective % n:
         _add(errors, "accumulation_steps", Problem(N_SPLITS_BATCH, effective=effective, n=n))
-    elif _batch_norm_on_one_sample(values):
+    elif values.get("norm") == "batch" and values.get("task") == "digits-mlp" and effective // (n * g) < 2:
+        # torch refuses to train BatchNorm1d on one value per feature ("Expected more than 1 value per
+        # channel"); a CNN's BatchNorm sees every pixel of a sample, so it trains.
         _add(errors, "norm", Problem(BATCH_NORM_NEEDS_TWO))
     if steps * effective > limits.sample_budget:
         samples, budget = f"{steps * effective:,}", f"{limits.sample_budget:,}"
         problem = Problem(OVER_BUDGET, budget=budget, steps=steps, effective=effective, samples=samples)
         _add(errors, NON_FIELD, problem)
-    return errors
-
-
-def _batch_norm_on_one_sample(values: dict[str, Any]) -> bool:
-    """torch refuses to train BatchNorm1d on one value per feature ("Expected more than 1 value per channel")."""
-    micro = values["effective_batch_size"] // (values["accumulation_steps"] * (values.get("processes") or 1))
-    return micro < 2 and values.get("norm") == "batch" and values.get("task") in _BATCH_NORM_PER_FEATURE

@@ -3,15 +3,12 @@
 Nothing is downloaded. Every split and sequence is a pure function of fixed constants, the run's
 seed and (guides-lm) the guides' text, so a run can be reproduced exactly.
 
-guides-lm: every guide file ``<text_dir>/<slug>/{en,hi,fr}.md`` loses its front matter and is split
-into paragraphs at blank lines; a paragraph is cut into consecutive pieces of at most ``context``
-UTF-8 bytes (a Hindi character may straddle two: a byte-level model sees bytes). Each piece is one
-sequence: BOS, then its bytes shifted by 2. A one-byte piece is dropped: BatchNorm over one real
-token would have nothing to compare. A paragraph is validation when a hash of its text says so (one
-in VAL_EVERY), whatever the seed, size or file order; a training piece equal to a validation piece
-(the same code in two languages) is dropped from training; at most MAX_VAL_SEQUENCES pieces, evenly
-spaced, are scored, so a validation pass stays short on a CPU. The worker passes the guides' folder
-(settings.CONTENT_DIR / "guides"); the default is the repository's own.
+guides-lm reads the paragraphs of every guide file ``<text_dir>/<slug>/{en,hi,fr}.md`` (the worker
+passes settings.CONTENT_DIR / "guides"; the default is the repository's own). A paragraph is
+validation when a hash of its text says so (one in VAL_EVERY), whatever the seed, size or file order;
+a training piece equal to a validation piece (the same code in two languages) is dropped from
+training; at most MAX_VAL_SEQUENCES pieces, evenly spaced, are scored, so a validation pass stays
+short on a CPU.
 """
 
 from __future__ import annotations
@@ -44,7 +41,7 @@ DIGITS_SPLIT_SEED = 0
 BYTE_OFFSET = 2  # guides-lm: token = byte + 2, after PAD and BOS
 VAL_EVERY = 20
 MAX_VAL_SEQUENCES = 256
-MIN_PIECE = 2  # bytes
+MIN_PIECE = 2  # bytes: BatchNorm over one real token would have nothing to compare
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 
@@ -160,7 +157,8 @@ def split_paragraphs(text_dir: Path) -> tuple[list[str], list[str]]:
 
 
 def pieces(texts: list[str], context: int) -> list[bytes]:
-    """Each text's UTF-8 bytes cut into consecutive pieces of MIN_PIECE to ``context`` bytes."""
+    """Each text's UTF-8 bytes cut into consecutive pieces of MIN_PIECE to ``context`` bytes (a Hindi
+    character may straddle two: a byte-level model sees bytes)."""
     result = []
     for text in texts:
         data = text.encode("utf-8")
@@ -170,8 +168,8 @@ def pieces(texts: list[str], context: int) -> list[bytes]:
 
 
 def encode(chunks: list[bytes], context: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Inputs [n, context] (BOS then the bytes, PAD after), next-byte targets (IGNORE_INDEX after
-    the end) and the number of targets per sequence (its byte count)."""
+    """One sequence per piece: inputs [n, context] (BOS then the bytes shifted by 2, PAD after),
+    next-byte targets (IGNORE_INDEX after the end) and the number of targets (its byte count)."""
     inputs = torch.full((len(chunks), context), PAD, dtype=torch.long)
     targets = torch.full((len(chunks), context), IGNORE_INDEX, dtype=torch.long)
     lengths = torch.tensor([len(chunk) for chunk in chunks], dtype=torch.long)

@@ -1,8 +1,5 @@
 """The lab's training loop: gradient accumulation in one function, train(), read top to bottom.
 
-One optimizer step ("window") = N micro-batches: zero gradients once (set_to_none) -> N x (forward,
-divided backward) -> gradient norm (recorded before clipping) -> optional clipping -> one step.
-
 What each micro-batch's summed loss is divided by (loss_scaling):
 - "mean": the whole window's sample (digits) or non-padding token count: the large-batch gradient.
 - "sum": its own count, never divided by N: N times too large (classic mistake).
@@ -14,24 +11,18 @@ The logged loss is always the real mean loss over the window, whatever the scali
 Precision: fp32 is exact float32 with TF32 off for matmuls and cuDNN (recent GPUs would use it, and
 the ~1e-7 gradient-equivalence error the guides promise would not be what is measured); tf32 allows
 it (CUDA only). bf16 and fp16 run each forward under autocast; the loss is summed in float32, and the
-parameters, gradients and optimizer state stay float32. fp16 turns the GradScaler on: each divided
-loss is scaled before backward; once per window unscale_ (the norm and clipping see true gradients),
-step (skipped on inf or NaN) and update. Autocast's 16-bit weight copies count as activations.
+parameters, gradients and optimizer state stay float32; fp16 adds the GradScaler. Autocast's 16-bit
+weight copies count as activations.
 
 Data parallel (processes = G; data_parallel.py runs the processes): each window is split into G
 contiguous shares, one per rank, under DistributedDataParallel. DDP averages the ranks' gradients, so
 every divisor is G times smaller; "mean"'s count is the whole window's, summed over the ranks by a
-small all-reduce before each window that also carries rank 0's stop. sync "no_sync" skips DDP's
-gradient all-reduce on all but the window's last micro-batch; "every_micro" does one each.
+small all-reduce before each window that also carries rank 0's stop.
 
-Curve points, one per step: {step, loss, grad_norm, lr, samples, tokens (sequences, else None),
-seconds}, plus {skipped, loss_scale} with fp16. Validation {step, loss, accuracy} every
-max(1, steps // 10) steps and after the last. Window 0 is measured: each micro-batch's activation
-memory, and the accumulated gradient against the full-batch one.
-
-should_stop() is checked before every step: True ends the run "cancelled" (no final validation); a
-non-finite loss ends it "diverged" (its point has loss None); otherwise it is "finished". The seed
-fixes initialization and data order (not N): on the CPU the same curve bit for bit.
+Window 0 is measured: each micro-batch's activation memory, and the accumulated gradient against the
+full-batch one. A run ends "cancelled" when should_stop() says so before a step (no final validation),
+"diverged" at a non-finite loss (its point has loss None), else "finished". The seed fixes
+initialization and data order (not N): on the CPU the same curve bit for bit.
 """
 
 from __future__ import annotations
@@ -50,13 +41,12 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from . import data_parallel
-from .config import CODE_VERSION, GPU_NEEDED, PER_RANK_SCALING, RunConfig
+from .config import CODE_VERSION, PER_RANK_SCALING, RunConfig, gpu_needed
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
 from .metrics import ActivationMeter, relative_grad_difference, total_norm
 from .models import build_model
-from .problems import Problem
 from .results import RunResult, finite
-from .sizes import SIZES, needs_gpu
+from .sizes import SIZES
 
 ProgressCallback = Callable[[dict[str, Any], int, int], None]
 AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -74,12 +64,11 @@ def run_experiment(
     timeout_seconds: float = data_parallel.DEFAULT_TIMEOUT_SECONDS,
     fault: tuple[int, int, str] | None = None,
 ) -> RunResult:
-    """Train ``config`` and report the curve and metrics (see the module docstring).
+    """Train ``config`` (on CUDA when available) in this process, or in config.processes ranks.
 
-    ``device`` defaults to CUDA when available. ``on_progress(point, done, total)`` is called after
-    every step; throttle expensive work in the caller. ``text_dir``: guides-lm's guides. With
-    processes > 1: ``timeout_seconds`` for a silent rank, and ``fault`` for tests (data_parallel.run_ranks).
-    """
+    ``on_progress(point, done, total)`` is called after every step; throttle expensive work in the
+    caller. With processes > 1: ``timeout_seconds`` for a silent rank, and ``fault`` for tests
+    (data_parallel.run_ranks)."""
     options = {"dtype": dtype, "keep_model": keep_model, "text_dir": text_dir}
     if config.processes > 1:  # train() in each rank; rank 0's result comes back
         values, state = data_parallel.run_ranks(
@@ -91,9 +80,9 @@ def run_experiment(
             model.load_state_dict(state)
         return RunResult(**values, model=model)
     dev = torch.device(device or device_class())
-    field = needs_gpu(config)
-    if field is not None and dev.type != "cuda":
-        raise ValueError(Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}"))
+    gpu = gpu_needed(config)
+    if gpu is not None and dev.type != "cuda":
+        raise ValueError(gpu[1])
     return train(config, dev, on_progress=on_progress, should_stop=should_stop, **options)
 
 

@@ -49,7 +49,7 @@ class ActivationMeter:
             torch.cuda.synchronize(self.device)
             self.peak = max(self.peak, torch.cuda.max_memory_allocated(self.device) - before)
         else:
-            with torch.autograd.graph.saved_tensors_hooks(self._pack, _unpack):
+            with torch.autograd.graph.saved_tensors_hooks(self._pack, lambda tensor: tensor):
                 yield
 
     def _pack(self, tensor: torch.Tensor) -> torch.Tensor:
@@ -76,10 +76,6 @@ class ActivationMeter:
         if entry[1] == 0:
             self._current -= entry[0]
             del self._live[key]
-
-
-def _unpack(tensor: torch.Tensor) -> torch.Tensor:
-    return tensor
 
 
 def relative_grad_difference(

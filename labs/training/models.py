@@ -45,25 +45,18 @@ def build_model(task: str, norm: str, size: str = "tiny") -> nn.Module:
 
 def _feature_norm(norm: str, features: int) -> nn.Module:
     """Normalization of [batch, features] activations."""
-    makers = {"none": nn.Identity, "batch": nn.BatchNorm1d, "layer": nn.LayerNorm, "rms": FloatRMSNorm}
     if norm == "group":
         return nn.GroupNorm(GROUPS, features)
+    makers = {"none": nn.Identity, "batch": nn.BatchNorm1d, "layer": nn.LayerNorm, "rms": FloatRMSNorm}
     if norm not in makers:
         raise ValueError(f"unknown norm {norm!r}")
     return makers[norm](features)
 
 
 def _channel_norm(norm: str, channels: int) -> nn.Module:
-    """Normalization of [batch, channels, height, width] activations."""
-    if norm == "batch":
-        return nn.BatchNorm2d(channels)
-    if norm == "layer":
-        return nn.GroupNorm(1, channels)  # per sample over C, H, W
-    if norm == "group":
-        return nn.GroupNorm(GROUPS, channels)
-    if norm == "rms":
-        return ChannelRMSNorm(channels)
-    return _feature_norm(norm, channels)  # "none" or an error
+    """Normalization of [batch, channels, height, width] activations ("layer": per sample over C, H, W)."""
+    makers = {"batch": nn.BatchNorm2d, "layer": lambda c: nn.GroupNorm(1, c), "rms": ChannelRMSNorm}
+    return makers[norm](channels) if norm in makers else _feature_norm(norm, channels)  # "none", "group"
 
 
 class FloatRMSNorm(nn.RMSNorm):

@@ -16,7 +16,6 @@ builds every size and counts); memory is stated in two parts:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 VOCAB_SIZE = 258  # bytes 0..255 shifted by 2, after PAD = 0 and BOS = 1
 MLP_RATIO = 2  # labs.training.models.Block: hidden width = 2 × dim
@@ -74,11 +73,3 @@ SIZE_NAMES: tuple[str, ...] = tuple(SIZES)
 # bf16 / fp16: autocast, parameters and gradients float32; fp16 adds a GradScaler.
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16")
 GPU_ONLY_PRECISIONS: tuple[str, ...] = ("tf32",)
-DEVICE_CLASSES: tuple[str, ...] = ("cpu", "cuda")
-
-
-def needs_gpu(config: Any) -> str | None:
-    """The setting of a RunConfig ("size" or "precision") that needs a CUDA worker, or None."""
-    if SIZES[config.size].needs_gpu:
-        return "size"
-    return "precision" if config.precision in GPU_ONLY_PRECISIONS else None

@@ -20,13 +20,7 @@ DEFAULT_TEXT_DIR = PACKAGE_DIR.parents[1] / "content" / "guides"  # the reposito
 
 
 def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(package_dir.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
-    return digest.hexdigest()[:DIGITS]
+    return _digest(package_dir, [path for path in sorted(package_dir.rglob("*.py")) if "__pycache__" not in path.parts])
 
 
 def guide_text_files(text_dir: Path | str) -> list[Path]:
@@ -44,9 +38,13 @@ def guide_text_version(text_dir: Path | str | None = None) -> str:
 
 @lru_cache(maxsize=8)
 def _text_version(text_dir: str, stamps: tuple[tuple[str, int, int], ...]) -> str:
+    return _digest(Path(text_dir), [Path(name) for name, _mtime, _size in stamps])
+
+
+def _digest(root: Path, paths: list[Path]) -> str:
+    """Each file's name relative to ``root`` and its bytes (line endings made LF), in order."""
     digest = hashlib.sha256()
-    for name, _mtime, _size in stamps:
-        path = Path(name)
-        digest.update(path.relative_to(text_dir).as_posix().encode() + b"\0")
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return digest.hexdigest()[:DIGITS]
