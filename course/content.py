@@ -85,7 +85,7 @@ def split_front_matter(text: str, path: Path) -> tuple[dict, str]:
     if end == -1:
         raise ContentError(f"{path}: front matter is not closed by a '---' line")
     try:
-        meta = yaml.safe_load(text[4:end]) or {}
+        meta = yaml.load(text[4:end], Loader=yaml.CSafeLoader) or {}
     except yaml.YAMLError as exc:
         raise ContentError(f"{path}: front matter is not valid YAML: {exc}") from None
     if not isinstance(meta, dict):

@@ -65,7 +65,7 @@ def load_glosses(content_dir: Path, language: str) -> Glosses:
     path = Path(content_dir) / "glossary.yaml"
     if not path.exists():
         return Glosses()
-    glossary = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    glossary = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) or {}
     terms = {
         str(term[language]): str(term["gloss"][language])
         for term in glossary.get("terms") or []

@@ -56,7 +56,7 @@ def normalized(text: str) -> str:
 
 @lru_cache(maxsize=4)
 def _glossary_spellings(path: str, modified: int) -> dict[tuple[str, ...], tuple[str, ...]]:
-    glossary = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    glossary = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) or {}
     spellings: dict[tuple[str, ...], tuple[str, ...]] = {}
     for term in glossary.get("terms") or []:
         english = tuple(normalized(str(term["en"])).split())

@@ -163,7 +163,7 @@ def check_objectives(quizzes: dict[str, QuizSource], objectives: dict[str, dict[
 def load_quiz(path: Path, slug: str, languages: list[str]) -> QuizSource:
     raw = path.read_bytes()
     try:
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = yaml.load(raw.decode("utf-8"), Loader=yaml.CSafeLoader)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ContentError(f"{path}: not valid UTF-8 YAML: {exc}") from None
     try:

@@ -259,9 +259,27 @@ SLOW_FILES = (
 )
 
 
+def is_slow_file(path: Path) -> bool:
+    return path.parent.name in SLOW_FOLDERS or path.name in SLOW_FILES
+
+
 def pytest_itemcollected(item):
-    if item.path.parent.name in SLOW_FOLDERS or item.path.name in SLOW_FILES:
+    if is_slow_file(item.path):
         item.add_marker(pytest.mark.slow)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--no-slow-files",
+        action="store_true",
+        help="do not collect the slow files at all (bin/unit): importing them loads torch in each test process",
+    )
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("no_slow_files") and (collection_path.name in SLOW_FOLDERS or is_slow_file(collection_path)):
+        return True
+    return None
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-django's ordering, whose order within each group it keeps

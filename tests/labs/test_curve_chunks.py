@@ -79,6 +79,7 @@ def test_a_cancelled_run_appends_nothing_more(learner, tiny_config, settings):
     assert reporter.should_stop() and chunk_steps(run) == [[1]]
 
 
+@pytest.mark.slow  # trains a model (torch): make test runs it, make unit leaves it out
 def test_a_finished_run_keeps_its_whole_curve_in_one_document_and_no_chunks(learner, tiny_config, settings):
     settings.LAB_PROGRESS_INTERVAL = 0
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=5))
@@ -101,6 +102,7 @@ def test_a_run_the_sweeper_failed_shows_the_points_its_worker_appended(learner, 
     assert run.curve_points() == [] and not LabRunCurveChunk.objects.filter(run=run).exists()
 
 
+@pytest.mark.slow  # trains a model (torch): make test runs it, make unit leaves it out
 def test_a_run_held_mid_way_has_its_points_in_chunks_until_it_ends(
     transactional_db, learner, tiny_config, settings, tmp_path
 ):

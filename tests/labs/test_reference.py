@@ -109,6 +109,7 @@ def test_a_learners_run_waits_behind_no_reference_run(db, learner, make_run, tin
     assert queue_position(first_reference) == 2
 
 
+@pytest.mark.slow  # trains a model (torch): make test runs it, make unit leaves it out
 def test_a_reference_sweep_trains_through_the_workers_code_and_retires_the_guide_pages(
     db, settings, django_capture_on_commit_callbacks
 ):

@@ -92,6 +92,7 @@ def quiet_heartbeat(settings):
     settings.LAB_HEARTBEAT_INTERVAL = 3600  # as in test_execution: these runs are short
 
 
+@pytest.mark.slow  # trains a model (torch): make test runs it, make unit leaves it out
 def test_the_worker_trains_guides_lm_on_the_sites_guides(learner, quiet_heartbeat):
     config = lab_config.RunConfig(**{**GUIDES_LM, "effective_batch_size": 8, "steps": 2, "precision": "bf16"})
     run = services.lab_run_submit(user=learner, config=config)
