@@ -1,5 +1,7 @@
 """Certificate fixtures: throw-away signing keys, a passed final exam, and the certificate claimed for it."""
 
+import shutil
+
 import pytest
 from django.urls import reverse
 
@@ -26,11 +28,27 @@ def passed_exam(learner_client, quizzes, take_quiz):  # noqa: F811  (the importe
     return take_quiz(learner_client, "final-exam")
 
 
+@pytest.fixture(scope="session")
+def session_signing_key(tmp_path_factory):
+    """One signing key the site's own code makes for the whole session: a 3072-bit RSA key takes a
+    good part of a second to generate, and most certificate tests are not about keys."""
+    from django.test import override_settings
+
+    from certificates.keys import ensure_signing_key
+
+    directory = tmp_path_factory.mktemp("signing-keys")
+    with override_settings(CERT_KEY_DIR=directory):
+        ensure_signing_key()
+    return directory
+
+
 @pytest.fixture
-def certificate(learner_client, passed_exam):
-    """The learner's certificate, claimed through the result page like a learner would."""
+def certificate(learner_client, passed_exam, signing_key_dir, session_signing_key):
+    """The learner's certificate, claimed through the result page like a learner would, and signed
+    with a copy of the session's key (the tests of the key commands start from an empty folder)."""
     from certificates.models import Certificate
 
+    shutil.copytree(session_signing_key, signing_key_dir, dirs_exist_ok=True)
     response = learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
     assert response.status_code == 302, response.content[:300]
     return Certificate.objects.get()
