@@ -25,6 +25,7 @@ from accounts.models import ApiToken
 from config.wsgi import application
 from labs.models import LabRun
 from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
+from tests.factories import TINY_RUN
 
 # Loaded at collection: the document needs no database, only the URL configuration.
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", application)
@@ -33,18 +34,6 @@ schema = schemathesis.openapi.from_wsgi("/api/openapi.json", application)
 PLAIN = {"Accept-Encoding": "identity"}
 
 MAX_EXAMPLES = 150  # per operation and generation mode: about 15 s for the whole file
-TINY_RUN = {
-    "task": "digits-mlp",
-    "norm": "layer",
-    "effective_batch_size": 16,
-    "accumulation_steps": 4,
-    "loss_scaling": "mean",
-    "optimizer": "sgd",
-    "learning_rate": 0.05,
-    "steps": 3,
-    "seed": 0,
-    "grad_clip": None,
-}
 
 
 @pytest.fixture

@@ -14,19 +14,9 @@ from hypothesis import strategies as st
 from accounts.models import ApiToken
 from labs.models import LabRun
 from labs.training import config as lab_config
+from tests.factories import TINY_RUN
 
-VALID = {
-    "task": "digits-mlp",
-    "norm": "layer",
-    "effective_batch_size": 16,
-    "accumulation_steps": 4,
-    "loss_scaling": "mean",
-    "optimizer": "sgd",
-    "learning_rate": 0.05,
-    "steps": 3,
-    "seed": 0,
-    "grad_clip": None,
-}
+VALID = TINY_RUN
 FIELDS = list(VALID)
 VALID_FORM = {name: "" if value is None else str(value) for name, value in VALID.items()}
 DIGITS = "0123456789०१२३४५६७८९٠١٢٣٤٥٦٧٨٩"
