@@ -108,9 +108,11 @@
   }
 
   // Code and wide formulas scroll sideways instead of wrapping (wrapped Python misleads); a
-  // scrolling box must be reachable from the keyboard, so it joins the tab order.
+  // scrolling box must be reachable from the keyboard, so it joins the tab order. A guide's code
+  // blocks and figures are focusable as served (course/rendering.py, the figure templates):
+  // measuring them here would lay out the blocks the style sheet lets the browser skip.
   function makeScrollersFocusable(root) {
-    root.querySelectorAll("pre, div.arithmatex, .figure-scroll").forEach(function (box) {
+    root.querySelectorAll("pre:not([tabindex]), div.arithmatex").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
   }

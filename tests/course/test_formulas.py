@@ -1,10 +1,13 @@
 """Formulas are set in MathML when a page is rendered (course/mathml.py): no script typesets them in
 the browser, and nothing of the markup reaches narration, search or the word count."""
 
+import html
 import re
+import unicodedata
 
 import pytest
 from django.conf import settings
+from fontTools.ttLib import TTFont
 
 from course.content import load_all_guides
 from course.glosses import load_glosses
@@ -17,6 +20,25 @@ LANGUAGES = [code for code, _ in settings.LANGUAGES]
 GUIDES = load_all_guides(settings.CONTENT_DIR, LANGUAGES)
 WRAPPER_RE = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 MATHML_WORDS = ("math", "mrow", "mi", "mo", "mn", "mfrac", "msub", "mtext", "display")
+MATH_FONT = settings.BASE_DIR / "static/vendor/fonts/dejavu-math-tex-gyre.woff2"
+LETTER_MI_RE = re.compile(r"<mi>(\w)</mi>")  # a one-letter <mi>: the browser draws its italic form
+ITALIC_GREEK = {0x3F5: 0x1D716, 0x3D1: 0x1D717, 0x3F0: 0x1D718, 0x3D5: 0x1D719, 0x3F1: 0x1D71A}
+
+
+def italic(letter: str) -> str:
+    """The Mathematical Italic character MathML Core draws for a one-letter <mi> (its math-auto transform)."""
+    point = ord(letter)
+    if letter == "h":
+        return "\u210e"
+    if "a" <= letter <= "z":
+        return chr(0x1D44E + point - ord("a"))
+    if "A" <= letter <= "Z":
+        return chr(0x1D434 + point - ord("A"))
+    if 0x391 <= point <= 0x3A9:
+        return chr(0x1D6E2 + point - 0x391)
+    if 0x3B1 <= point <= 0x3C9:
+        return chr(0x1D6FC + point - 0x3B1)
+    return chr(ITALIC_GREEK.get(point, point))
 
 
 @pytest.mark.parametrize("slug", sorted(GUIDES))
@@ -28,6 +50,25 @@ def test_every_formula_of_every_guide_is_set_in_mathml(slug):
         assert formulas, (slug, language)
         tex_left = [inner for _tag, inner in formulas if not inner.startswith("<math")]
         assert tex_left == [], (slug, language)
+
+
+def test_the_math_font_has_every_character_the_formulas_use():
+    """The vendored math font is a cut of DejaVu Math TeX Gyre (bin/subset-math-font): a character it
+    lacks would be drawn in another font, without the MATH table's spacing and sizes. Devanagari
+    words in a formula's text come from Noto Sans Devanagari, next in the style sheet's list."""
+    font = TTFont(MATH_FONT)
+    assert "MATH" in font
+    characters = font.getBestCmap()
+    missing = set()
+    for slug, sources in GUIDES.items():
+        for language, source in sources.items():
+            rendered = render_markdown(source.body, load_glosses(settings.CONTENT_DIR, language), language)
+            for formula in re.findall(r"<math\b.*?</math>", rendered.html, re.S):
+                text = html.unescape(re.sub(r"<[^>]+>", "", formula))
+                drawn = set(text) | {italic(letter) for letter in LETTER_MI_RE.findall(formula)}
+                missing |= {(slug, language, c) for c in drawn if ord(c) not in characters}
+    missing = {item for item in missing if not unicodedata.name(item[2], "").startswith("DEVANAGARI")}
+    assert missing == set(), "add these to bin/subset-math-font's RANGES and run it"
 
 
 def test_a_formula_latex2mathml_cannot_set_is_reported_and_shown_as_written():
