@@ -5,24 +5,35 @@ lab figure becomes a panel: first a prediction (unless the page's URL or the lea
 prediction already reveals it), then a control over the preset's runs and the figure for the
 choice. The guide's own figure comes from labs/figures.py; the figure for one run is drawn here
 from the stored reference sweep.
+
+A guide page's panel is kept in the cache framework when it is the same for everyone in its state
+(`_shared_panel_key`): keyed by the figure, language, page, reference sweep, drawing version and
+the prediction shown, so a learner only ever gets the panel of their own prediction, and a new
+reference result or drawing is a new key. A panel with the prediction form of a signed-in learner
+carries their CSRF token and is drawn for them each time.
 """
 
 import math
+from collections.abc import Callable
+from contextlib import suppress
 
+from django.core.cache import cache
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis import RedisError
 
 from . import explorable
-from .figures import FIGURES, METRICS, loss_chart, loss_points, reference_figures
+from .figures import CACHE_VERSION, FIGURES, METRICS, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
+PANEL_TIMEOUT = 3600  # seconds; a new reference sweep, drawing or prediction is a new key anyway
 
 
 def _reference(preset: str) -> ReferenceSweep | None:
@@ -74,10 +85,29 @@ def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
 # ---------------------------------------------------------------- the panel's state
 
 
-def _stored_prediction(request: HttpRequest | None, preset: str, name: str) -> FigurePrediction | None:
+def _once_per_request(request: HttpRequest, name: str, read: Callable):
+    """What every figure of a page asks for, read once for the request (kept on it, never longer)."""
+    found = request.__dict__.setdefault("_explorable_figures", {})
+    if name not in found:
+        found[name] = read()
+    return found[name]
+
+
+def _stored_prediction(request: HttpRequest | None, preset: str, name: str) -> str:
+    """The learner's stored prediction for the figure ("" for none): one query for all the
+    figures of the page."""
     if request is None or not request.user.is_authenticated:
-        return None
-    return FigurePrediction.objects.filter(user=request.user, preset=preset, figure=name).first()
+        return ""
+
+    def read() -> dict[tuple[str, str], str]:
+        rows = FigurePrediction.objects.filter(user=request.user).values_list("preset", "figure", "predicted")
+        return {(preset, figure): predicted for preset, figure, predicted in rows}
+
+    return _once_per_request(request, "predictions", read).get((preset, name), "")
+
+
+def _sweeps(request: HttpRequest | None) -> dict[str, str]:
+    return reference_index() if request is None else _once_per_request(request, "sweeps", reference_index)
 
 
 def _option_label(preset_obj, option: str) -> str:
@@ -108,11 +138,10 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
     predicted = query.get(predict_param, "")
     if asked is None or (predicted != explorable.SKIP and not explorable.is_option(preset_obj, predicted)):
         predicted = ""
-    stored = _stored_prediction(request, preset, name)
-    if not predicted and asked is not None and stored is not None:
-        predicted = stored.predicted
+    if not predicted and asked is not None:
+        predicted = _stored_prediction(request, preset, name)
     # Without a reference sweep there is nothing to predict: the figure says so at once.
-    ready = preset in reference_index()
+    ready = preset in _sweeps(request)
     revealed = asked is None or not ready or bool(chosen_slug) or bool(predicted)
     context = {
         "fid": fid,
@@ -165,13 +194,41 @@ class ExplorableFigures:
         with translation.override(language):
             if request is None:
                 return render_panel(preset, name, QueryDict(), None, "")
-            return render_panel(preset, name, request.GET, request, request.path)
+            key = _shared_panel_key(preset, name, language, request)
+            if key is None:
+                return render_panel(preset, name, request.GET, request, request.path)
+            try:
+                panel = cache.get(key)
+            except RedisError:
+                return render_panel(preset, name, request.GET, request, request.path)
+            if panel is None:
+                panel = render_panel(preset, name, request.GET, request, request.path)
+                with suppress(RedisError):
+                    cache.set(key, panel, PANEL_TIMEOUT)
+            return panel
 
     def state(self) -> str:
         return reference_figures.state()
 
 
 explorable_figures = ExplorableFigures()
+
+
+def _shared_panel_key(preset: str, name: str, language: str, request: HttpRequest) -> str | None:
+    """The cache key of the panel a guide page shows with no figure's state in its query string
+    (made-up URLs never fill the cache), or None when the panel is this learner's alone: their
+    prediction form, with their CSRF token. Everything else the panel shows follows from the key:
+    the reference sweep (its runs, the answer), the drawing's version and the prediction shown."""
+    if any(key.startswith(("fig-", "predict-")) for key in request.GET):
+        return None
+    asked = explorable.question(preset, name)
+    predicted = _stored_prediction(request, preset, name) if asked is not None else ""
+    sweep = _sweeps(request).get(preset)
+    signed_in = request.user.is_authenticated
+    if signed_in and asked is not None and sweep is not None and not predicted:
+        return None
+    parts = (CACHE_VERSION, preset, name, language, request.path, sweep or "none", int(signed_in), predicted)
+    return "labs:panel:" + ":".join(map(str, parts))
 
 
 def prediction_save(user, preset: str, name: str, option: str) -> FigurePrediction:

@@ -141,3 +141,55 @@ def test_the_cached_article_never_carries_one_learners_prediction_to_another(
     other = html.unescape(client.get(GUIDE.format(language="en")).content.decode())
     assert "You predicted" not in other
     assert "Which run will end with the lowest training loss?" in other.split(f'id="explore-{FIG}"')[1]
+
+
+@pytest.mark.django_db
+def test_a_learners_cached_panel_shows_their_own_prediction_never_another_learners(
+    client, learner_client, learner, synced_content, reference_sweep
+):
+    """The panel of a learner who has predicted is kept in the cache for everyone with the same
+    prediction; another learner, with another prediction or none, gets their own panel."""
+    from tests import factories
+
+    reference_sweep("batchnorm-n-sweep")
+    learner_client.post(reverse("labs:predict", args=["batchnorm-n-sweep", "loss"]), {"predicted": "N1"})
+    for _ in range(2):  # drawn, then from the cache
+        own = html.unescape(learner_client.get(GUIDE.format(language="en")).content.decode())
+        assert "You predicted: N = 1." in own.split(f'id="explore-{FIG}"')[1]
+    other = factories.other_account()
+    FigurePrediction.objects.create(user=other, preset="batchnorm-n-sweep", figure="loss", predicted="N16")
+    client.force_login(other)
+    theirs = html.unescape(client.get(GUIDE.format(language="en")).content.decode())
+    assert "You predicted: N = 16." in theirs and "You predicted: N = 1." not in theirs
+    FigurePrediction.objects.filter(user=other).delete()
+    tokens = set()
+    for _ in range(2):  # no prediction: the form, drawn for this request with its own CSRF token
+        panel = client.get(GUIDE.format(language="en")).content.decode().split(f'id="explore-{FIG}"')[1]
+        panel = panel.split("</section>")[0]
+        assert "You predicted" not in panel and 'name="predicted" value="N16"' in panel
+        tokens.add(panel.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0])
+    assert len(tokens) == 2  # masked afresh for each request: never a copy kept from another one
+
+
+@pytest.mark.django_db
+def test_a_new_reference_result_retires_the_cached_panel(learner_client, synced_content, reference_sweep):
+    url = GUIDE.format(language="en")
+    before = html.unescape(learner_client.get(url).content.decode()).split(f'id="explore-{FIG}"')[1]
+    assert "Which run will end with the lowest training loss?" not in before.split("</section>")[0]
+    reference_sweep("batchnorm-n-sweep")  # finished: the reference index is forgotten, as the worker does
+    after = html.unescape(learner_client.get(url).content.decode()).split(f'id="explore-{FIG}"')[1]
+    assert "Which run will end with the lowest training loss?" in after.split("</section>")[0]
+
+
+@pytest.mark.django_db
+def test_a_signed_in_guide_page_reads_the_learners_predictions_once(
+    learner_client, synced_content, reference_sweep, django_assert_max_num_queries
+):
+    """However many figures the page has: the page, the session, the learner, the guide read, the
+    predictions (the figures' panels and the article come from the cache once drawn)."""
+    reference_sweep("batchnorm-n-sweep")
+    url = GUIDE.format(language="en")
+    learner_client.get(url)
+    with django_assert_max_num_queries(5) as captured:
+        assert learner_client.get(url).status_code == 200
+    assert sum("labs_figureprediction" in query["sql"] for query in captured.captured_queries) == 1
