@@ -29,20 +29,16 @@ from . import explorable
 from .figures import CACHE_VERSION, FIGURES, METRICS, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS
-from .reference import ReferenceSweep, reference_index, reference_sweep_latest
+from .reference import reference_index, reference_sweep_latest
 from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
 PANEL_TIMEOUT = 3600  # seconds; a new reference sweep, drawing or prediction is a new key anyway
 
 
-def _reference(preset: str) -> ReferenceSweep | None:
-    return reference_sweep_latest(preset) if preset in reference_index() else None
-
-
 def _answer(preset: str, asked: explorable.Question) -> str | None:
     """The option the reference runs bear out now (None before they have finished)."""
-    reference = _reference(preset)
+    reference = reference_sweep_latest(preset)
     return explorable.reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
 
 
@@ -59,7 +55,7 @@ def _numbers(run: LabRun) -> list[tuple[str, str]]:
 
 
 def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
-    reference = _reference(preset)
+    reference = reference_sweep_latest(preset)
     if reference is None or choice.index >= len(reference.runs):
         return {"missing_choice": choice}
     run, first = reference.runs[choice.index], reference.runs[0]

@@ -99,8 +99,9 @@ def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
 
 
 def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
-    """The most recent reference sweep of a preset whose every run succeeded."""
-    preset, sweep = PRESETS.get(slug), _complete_sweeps().get(slug)
+    """The most recent reference sweep of a preset whose every run succeeded (found in the cached
+    index, which a finished sweep retires at once)."""
+    preset, sweep = PRESETS.get(slug), reference_index().get(slug)
     if preset is None or sweep is None:
         return None
     runs = list(LabRun.objects.filter(reference=True, sweep=sweep).order_by("preset_index", "id"))

@@ -156,6 +156,27 @@ def test_the_preset_page_shows_the_learners_own_sweep_beside_the_reference(
     assert f"run={runs[0].pk}" in html and f"run={own.pk}" in html  # the link comparing both
 
 
+def test_the_preset_page_finds_the_reference_sweep_through_the_cached_index(
+    learner_client, reference_sweep, django_assert_max_num_queries
+):
+    """The session, the learner, their own latest sweep and the reference runs: the list of complete
+    sweeps is read once into the index, not on every page."""
+    reference_sweep("layernorm-n-sweep")
+    url = reverse("labs:preset", args=["layernorm-n-sweep"])
+    learner_client.get(url)
+    with django_assert_max_num_queries(4):
+        html = learner_client.get(url).content.decode()
+    assert "Reference results" in html
+
+
+def test_a_new_reference_sweep_replaces_the_one_the_preset_page_shows(client, reference_sweep):
+    reference_sweep("layernorm-n-sweep")
+    url = reverse("labs:preset", args=["layernorm-n-sweep"])
+    client.get(url)
+    newer = reference_sweep("layernorm-n-sweep")  # finished: the index is forgotten, as the worker does
+    assert reference.reference_sweep_latest("layernorm-n-sweep").sweep == str(newer[0].sweep)
+
+
 def test_without_a_reference_the_preset_page_says_so(client, db):
     html = client.get(reverse("labs:preset", args=["layernorm-n-sweep"])).content.decode()
     assert "have not finished the reference runs of this preset yet" in html
