@@ -34,3 +34,18 @@ def test_a_section_registered_again_under_its_name_replaces_the_old_one(learner_
     titles = section_titles(learner_client.get(reverse("accounts:dashboard")).content.decode())
     assert titles.count("labs-title") == 1
     assert titles.index("labs-title") < titles.index("reads-title")  # order 5 comes before course's 10
+
+
+def test_the_course_section_reads_the_learners_guide_reads_once(learner_client, learner, django_assert_max_num_queries):
+    first = Guide.objects.create(slug="what-is-gradient-accumulation", order=1, is_published=True)
+    second = Guide.objects.create(slug="memory-and-micro-batches", order=2, is_published=True)
+    for guide in (first, second):
+        page = {"title": guide.slug, "summary": "", "body_markdown": "", "body_html": ""}
+        GuidePage.objects.create(guide=guide, language="en", **page)
+    GuideRead.objects.create(user=learner, guide=first)
+    with django_assert_max_num_queries(20) as captured:
+        html = learner_client.get(reverse("accounts:dashboard")).content.decode()
+    assert sum("course_guideread" in query["sql"] for query in captured.captured_queries) == 1
+    section = html.split('id="reads-title"')[1].split("</section>")[0]
+    assert section.count("last opened") == 1 and section.count("Read, quiz not taken") == 1  # that guide only
+    assert "Continue with guide 1" in section  # started: the read counts as progress
