@@ -133,11 +133,12 @@ def typical_run_seconds() -> float | None:
 
 
 def estimate_seconds(*, position: int | None, workers: int) -> float | None:
-    """Until a queued run is done: its turn comes after the runs ahead, shared among the workers."""
-    typical = typical_run_seconds()
-    if position is None or not workers or typical is None:
+    """Until a queued run is done: its turn comes after the runs ahead, shared among the workers.
+    None without one (a run not queued, no worker): the recent runs are read only for an estimate."""
+    if position is None or not workers:
         return None
-    return typical * math.ceil(position / workers)
+    typical = typical_run_seconds()
+    return None if typical is None else typical * math.ceil(position / workers)
 
 
 def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
