@@ -22,6 +22,21 @@ def test_a_quiz_page_offers_to_start_and_starting_makes_an_attempt(client, quizz
     assert attempt.total == 5 and attempt.user is None
 
 
+def test_a_guide_quiz_page_links_its_guide_without_reading_the_guide(
+    learner_client, quizzes, django_assert_max_num_queries
+):
+    from course.models import Guide
+    from quizzes.models import Quiz
+
+    Quiz.objects.filter(slug="demo-guide").update(guide=Guide.objects.create(slug="demo-guide", order=1))
+    with django_assert_max_num_queries(10) as captured:
+        page = learner_client.get(reverse("quizzes:quiz", args=["demo-guide"]))
+    assert reverse("course:guide_detail", args=["demo-guide"]) in page.text and "Read the guide first" in page.text
+    assert not any('FROM "course_guide"' in query["sql"] for query in captured.captured_queries)
+    Quiz.objects.filter(slug="demo-guide").update(guide=None)
+    assert "Read the guide first" not in learner_client.get(reverse("quizzes:quiz", args=["demo-guide"])).text
+
+
 def test_starting_again_resumes_the_unfinished_attempt(client, quizzes, start_attempt):
     first = start_attempt(client)
     assert start_attempt(client) == first
