@@ -37,6 +37,7 @@ def _published_pages(language: str):
     return pages.defer("body_markdown", "body_html", "plain_text", "toc")
 
 
+ARTICLE_UNUSED = ("body_markdown", "plain_text")  # the article shows body_html
 PAGE_TIMEOUT = 3600  # seconds; a change to the guides retires their pages at once anyway
 
 
@@ -94,15 +95,18 @@ def course_overview(request: HttpRequest) -> HttpResponse:
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     language = get_language()
-    # The body is read only when the page's fragment is not cached (see guide_detail.html).
+    # What the page shows outside its article; the article's fields (the body, its contents, the
+    # narration) are read only when its fragment is not cached (see guide_detail.html).
     pages = GuidePage.objects.filter(language=language, guide__slug=slug, guide__is_published=True)
-    page = pages.select_related("guide").defer("body_markdown", "body_html", "plain_text").first()
+    page = pages.select_related("guide").only("language", "title", "summary", "guide").first()
     if page is None:
         raise Http404
+    article = SimpleLazyObject(lambda: GuidePage.objects.select_related("guide").defer(*ARTICLE_UNUSED).get(pk=page.pk))
     if request.user.is_authenticated:
         services.guide_read(user=request.user, guide=page.guide)
     context = {
         "page": page,
+        "article_page": article,  # read on a miss only
         "neighbours": SimpleLazyObject(lambda: _neighbours(page, language)),  # read on a miss only
         "quiz_url": reverse("quizzes:quiz", args=[slug]),
         "lab_url": reverse("labs:preset", args=[page.guide.lab_preset]) if page.guide.lab_preset else "",

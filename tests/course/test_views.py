@@ -130,3 +130,20 @@ def test_reading_a_guide_again_moves_only_its_last_read_time(learner_client, lea
     again = GuideRead.objects.get(user=learner, guide__slug=SLUG)
     assert GuideRead.objects.filter(user=learner).count() == 1
     assert again.first_read_at == first.first_read_at and again.last_read_at > first.last_read_at
+
+
+def test_a_signed_in_learner_reads_the_guides_article_only_until_it_is_cached(learner_client, synced_content):
+    """The article is the same for everyone: once its fragment is cached, the page's query reads
+    the title and summary only, never the body, its contents or its narration."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    url = reverse("course:guide_detail", args=["what-is-gradient-accumulation"])
+    with CaptureQueriesContext(connection) as first:
+        drawn = learner_client.get(url).content.decode()
+    with CaptureQueriesContext(connection) as second:
+        cached = learner_client.get(url).content.decode()
+    assert any('"body_html"' in query["sql"] for query in first.captured_queries)
+    assert not any('"body_html"' in q["sql"] or '"toc"' in q["sql"] for q in second.captured_queries)
+    article = drawn.split('id="guide-body"')[1].split("</article>")[0]
+    assert len(article) > 10_000 and article == cached.split('id="guide-body"')[1].split("</article>")[0]
