@@ -36,9 +36,10 @@ def schedule_after_miss(answer: Answer) -> None:
     )
 
 
-def due_for_review(user, now: datetime) -> QuerySet[MissedQuestion]:
+def pending_reviews(user) -> QuerySet[MissedQuestion]:
+    """The learner's missed questions with a review still to come, due or not, soonest first."""
     return (
-        MissedQuestion.objects.filter(user=user, due_at__lte=now)
+        MissedQuestion.objects.filter(user=user, due_at__isnull=False)
         .select_related("question", "answer__attempt__quiz__guide")
         .order_by("due_at")
     )
@@ -69,8 +70,7 @@ class ReviewCard:
     explanation: str  # empty for an exam question whose explanations are still closed
 
 
-def review_cards(user, now: datetime, language: str) -> list[ReviewCard]:
-    due = list(due_for_review(user, now))
+def review_cards(due: list[MissedQuestion], language: str) -> list[ReviewCard]:
     links = study_links({_objective(m) for m in due}, language)
     return [_card(missed, links, language) for missed in due]
 
@@ -96,5 +96,7 @@ def _card(missed: MissedQuestion, links: dict[str, StudyLink], language: str) ->
 def dashboard_context(user) -> dict:
     """Merged into the learner dashboard: the missed questions due today, and when the next one is."""
     now = timezone.now()
-    upcoming = MissedQuestion.objects.filter(user=user, due_at__gt=now).order_by("due_at").first()
-    return {"review_cards": review_cards(user, now, get_language()), "next_review": upcoming}
+    pending = list(pending_reviews(user))  # one query for both
+    due = [missed for missed in pending if missed.due_at <= now]
+    upcoming = next((missed for missed in pending if missed.due_at > now), None)
+    return {"review_cards": review_cards(due, get_language()), "next_review": upcoming}

@@ -64,6 +64,18 @@ def test_the_card_says_when_the_next_review_is(clock, learner_client, quizzes, s
     assert "Nothing to review today. The next question you missed comes back on Dec. 2, 2026." in html
 
 
+def test_the_dashboard_reads_the_due_and_the_next_reviews_in_one_query(clock, learner_client, quizzes, start_attempt):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    missed = miss_first_question(learner_client, start_attempt)
+    for day, shown in ((0, []), (1, [missed.key])):
+        clock.move_to(MISSED_AT + timedelta(days=day))
+        with CaptureQueriesContext(connection) as captured:
+            assert cards_on_dashboard(learner_client) == shown
+        assert sum('FROM "quizzes_missedquestion"' in q["sql"] for q in captured.captured_queries) == 1
+
+
 def test_a_new_miss_starts_the_schedule_again(clock, learner_client, quizzes, start_attempt):
     question = miss_first_question(learner_client, start_attempt)
     clock.move_to(MISSED_AT + timedelta(days=1))
