@@ -122,6 +122,15 @@ def test_guides_are_still_served_and_synced_while_redis_is_down(client, synced_c
     assert response.status_code == 200 and "Rendered without a cache" in response.content.decode()
 
 
+def test_a_signed_in_learners_guide_page_is_drawn_without_the_cache_while_redis_is_down(
+    learner_client, synced_content, redis_down
+):
+    """The article and the figures' panels are kept in the cache once drawn; without it, drawn."""
+    response = learner_client.get("/en/guides/normalization-and-accumulation/")
+    page = response.content.decode()
+    assert response.status_code == 200 and 'id="explore-batchnorm-n-sweep-loss"' in page and 'id="guide-body"' in page
+
+
 def test_a_change_made_by_another_process_is_served_at_once(synced_content):
     from django.core.cache import cache
 
