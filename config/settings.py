@@ -167,10 +167,13 @@ def _cache_url(broker_url: str) -> str:
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        # django-redis keeps one Redis client per process, where Django's RedisCache builds a new one
+        # for every call (about half of each call's CPU time, measured: docs/PERFORMANCE.md). Its
+        # errors are redis's own, as with Django's backend (no IGNORE_EXCEPTIONS): callers catch RedisError.
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": env_str("CACHE_URL") or _cache_url(REDIS_URL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
-        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
     }
 }
 

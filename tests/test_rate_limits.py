@@ -20,9 +20,9 @@ def cache_down(settings):
     call raises redis's ConnectionError."""
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
         }
     }
 

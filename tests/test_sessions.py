@@ -30,9 +30,9 @@ def test_a_learner_stays_signed_in_after_redis_is_flushed(signed_in):
 def test_a_learner_stays_signed_in_while_redis_is_down(signed_in, settings):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there, as when Redis has stopped
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
         }
     }
     assert is_signed_in(signed_in)

@@ -104,9 +104,9 @@ def redis_down(settings):
     """The cache pointed at a port where nothing listens, as when Redis has stopped."""
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
         }
     }
 

@@ -208,8 +208,6 @@ def test_a_run_still_answers_while_redis_is_away(client, learner, make_run, sett
     """With the cache's Redis unreachable, a run's page and API answer; no worker can be shown."""
     run = make_run(learner)
     nobody_listens = "redis://127.0.0.1:1/0"  # port 1: refused at once
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": nobody_listens}
-    }
+    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": nobody_listens}}
     assert workers.connected_workers() == []
     assert selectors.run_queue(run)["workers_connected"] == 0

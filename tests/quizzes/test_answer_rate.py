@@ -19,7 +19,8 @@ def one_redis_connection(settings):
     """The cache with a pool of one connection: a connection the count kept would make the next
     cache call fail with redis's "Too many connections"."""
     default = django_settings.CACHES["default"]
-    settings.CACHES = {"default": {**default, "OPTIONS": {**default.get("OPTIONS", {}), "max_connections": 1}}}
+    options = {**default.get("OPTIONS", {}), "CONNECTION_POOL_KWARGS": {"max_connections": 1}}  # django-redis's
+    settings.CACHES = {"default": {**default, "OPTIONS": options}}
 
 
 def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizzes, start_attempt, helpers, settings):
@@ -62,9 +63,9 @@ def test_when_the_cache_is_down_answers_are_graded_and_the_skipped_count_is_logg
     attempt = start_attempt(client)
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there, as when Redis has stopped
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
         }
     }
     with caplog.at_level(logging.WARNING, logger="config.ratelimit"):
