@@ -168,8 +168,8 @@ def _cache_url(broker_url: str) -> str:
 CACHES = {
     "default": {
         # django-redis keeps one Redis client per process, where Django's RedisCache builds a new one
-        # for every call (about half of each call's CPU time, measured: docs/PERFORMANCE.md). Its
-        # errors are redis's own, as with Django's backend (no IGNORE_EXCEPTIONS): callers catch RedisError.
+        # for every call: a read measured 211 us of CPU with Django's backend, 100 us with this one.
+        # Its errors are redis's own, as with Django's backend (no IGNORE_EXCEPTIONS): callers catch RedisError.
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": env_str("CACHE_URL") or _cache_url(REDIS_URL),
         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "gacourse"),
