@@ -33,7 +33,7 @@ from .reference import ReferenceSweep, reference_index, reference_sweep_latest
 from .svg import COLORS, SUBSCRIPTS, WIDTH, Bar, Series, bar_chart, line_chart, svg_open, svg_text, tick_decimals
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 5  # bump when the drawing changes
+CACHE_VERSION = 5  # bump when the drawing changes, or the explorable panel's template (its cached panels carry it)
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
