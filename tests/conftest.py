@@ -298,8 +298,15 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     """Tests serve static files from the source folders (the live server's static handler uses the
-    finders), so names must not be the hashed ones of the production manifest storage."""
+    finders), so names must not be the hashed ones of the production manifest storage.
+
+    WhiteNoise looks a static file up when it is asked for (its autorefresh mode) instead of
+    indexing all of STATIC_ROOT when the middleware starts: a site process starts its middleware
+    once, but Django's test client starts it again for each client, about 0.1 s of CPU each time,
+    in most tests, which never ask for a static file. tests/test_static_files.py serves them with
+    the index, as the site does."""
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    settings.WHITENOISE_AUTOREFRESH = True

@@ -18,7 +18,9 @@ def content(response) -> bytes:
 @pytest.fixture
 def files(settings, tmp_path):
     """A static file and a media file of SIZE bytes, in folders of their own; a client made after
-    the settings change (the middleware finds static files when it starts)."""
+    the settings change (the middleware finds static files when it starts, as in the site: the
+    other tests let it look them up on each request, tests/conftest.py)."""
+    settings.WHITENOISE_AUTOREFRESH = False
     settings.STATIC_ROOT = tmp_path / "static"
     settings.MEDIA_ROOT = tmp_path / "media"
     (settings.STATIC_ROOT / "css").mkdir(parents=True)
