@@ -5,7 +5,10 @@ import shutil
 import pytest
 from django.urls import reverse
 
-# A passed exam is taken like a learner would, with the quiz tests' own fixtures (found by name).
+from tests import factories
+
+# The quiz tests' own fixtures (found by name): the demo quizzes, and take_quiz for the tests that
+# take an exam through its pages.
 from tests.quizzes.conftest import (  # noqa: F401
     english_by_default,
     helpers,
@@ -24,8 +27,11 @@ def signing_key_dir(settings, tmp_path):
 
 
 @pytest.fixture
-def passed_exam(learner_client, quizzes, take_quiz):  # noqa: F811  (the imported fixtures)
-    return take_quiz(learner_client, "final-exam")
+def passed_exam(learner, quizzes):  # noqa: F811  (the imported fixture)
+    """The learner's passed final exam, answered through the quiz services: the certificate tests
+    start from the passed attempt, and the quiz tests take exams through the pages themselves
+    (answering 15 questions page by page took most of each certificate test's time)."""
+    return factories.exam_taken_and_passed(learner)
 
 
 @pytest.fixture(scope="session")
