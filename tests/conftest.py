@@ -239,6 +239,23 @@ def synced_content(db):
     guides_sync()
 
 
+@pytest.fixture(scope="module")
+def guides_synced_for_module(django_db_setup, django_db_blocker):
+    """What synced_content loads, once for a module instead of once for each of its tests: the sync
+    runs in a transaction that the module's end rolls back, and each test's own transaction
+    (pytest-django's `db`) rolls back to it. Only for modules whose every database test asks for
+    the content (their own `synced_content` asks for this): another would find it too, or not,
+    depending on the order. A module-scoped fixture that asks for this one may add to it."""
+    from django.db import transaction
+
+    from course.services import guides_sync
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        guides_sync(content_dir=settings.BASE_DIR / "content")
+        yield
+        transaction.set_rollback(True)
+
+
 # Whole files that start processes (Celery workers, servers, Chromium) are the longest; these
 # folders' (real runs, benchmarks, training) the longest of all.
 LONG_FILES_MARKERS = ("integration", "browser")

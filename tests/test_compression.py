@@ -6,6 +6,12 @@ import gzip
 import pytest
 from django.test import Client
 
+
+@pytest.fixture
+def synced_content(db, guides_synced_for_module):
+    """The real content, synced once for this module: its every database test reads it (tests/conftest.py)."""
+
+
 pytestmark = pytest.mark.django_db
 
 GUIDE = "/en/guides/the-accumulation-loop/"

@@ -9,6 +9,12 @@ from django.utils.html import escape
 from course.models import GuidePage
 from course.study_plan import code_lines, study_time
 
+
+@pytest.fixture
+def synced_content(db, guides_synced_for_module):
+    """The real content, synced once for this module: its every database test reads it (tests/conftest.py)."""
+
+
 pytestmark = pytest.mark.django_db
 
 LANGUAGES = ["en", "hi", "fr"]

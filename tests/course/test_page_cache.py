@@ -10,6 +10,12 @@ from django.test.utils import CaptureQueriesContext
 from course.models import GuidePage
 from course.page_cache import content_hash, page_key
 
+
+@pytest.fixture
+def synced_content(db, guides_synced_for_module):
+    """The real content, synced once for this module: its every database test reads it (tests/conftest.py)."""
+
+
 pytestmark = pytest.mark.django_db
 
 URL = "/en/guides/the-accumulation-loop/"

@@ -11,6 +11,12 @@ from django.conf import settings
 from course.models import GuidePage
 from course.search import Section, best_section, devanagari_spellings, page_sections, query_terms, search_guides
 
+
+@pytest.fixture
+def synced_content(db, guides_synced_for_module):
+    """The real content, synced once for this module: its every database test reads it (tests/conftest.py)."""
+
+
 pytestmark = pytest.mark.django_db
 
 

@@ -7,6 +7,7 @@ import html as html_lib
 import re
 
 import pytest
+from django.conf import settings as django_settings
 from django.urls import reverse
 from django.utils import translation
 
@@ -22,15 +23,20 @@ def no_rate_limits(settings):
     settings.RATELIMIT_ENABLE = False
 
 
-@pytest.fixture
-def course(db, settings):
-    """The real guides and quizzes from content/."""
-    from course.services import guides_sync
+@pytest.fixture(scope="module")
+def course_synced(guides_synced_for_module, django_db_blocker):
+    """The real quizzes too, in the module's transaction (tests/conftest.py): every test here
+    takes the course."""
     from quizzes.services import quizzes_sync
 
+    with django_db_blocker.unblock():
+        quizzes_sync(content_dir=django_settings.BASE_DIR / "content")
+
+
+@pytest.fixture
+def course(db, settings, course_synced):
+    """The real guides and quizzes from content/."""
     settings.CONTENT_DIR = settings.BASE_DIR / "content"
-    guides_sync()
-    quizzes_sync()
     return list(Guide.objects.filter(is_published=True).order_by("order", "slug"))
 
 
