@@ -71,7 +71,25 @@ def in_language(path: str, language: str) -> str:
     return f"/{language}/" + path.removeprefix("/en/")
 
 
+# Lighthouse sometimes fails to record a page load's trace (NO_NAVSTART, NO_FCP...) and says to
+# run it again; on a busy machine that ended a half-hour `make bench` at its sixth page.
+RUN_AGAIN = "Please run Lighthouse again"
+ATTEMPTS = 3
+
+
 def lighthouse(url: str, folder: Path) -> dict[str, Any]:
+    """One Lighthouse run, again when Lighthouse asks for it (at most ATTEMPTS in all)."""
+    for attempt in range(1, ATTEMPTS):
+        try:
+            return lighthouse_once(url, folder)
+        except RuntimeError as error:
+            if RUN_AGAIN not in str(error):
+                raise
+            print(f"  Lighthouse asked to run again on {url} (attempt {attempt}): {error}", flush=True)
+    return lighthouse_once(url, folder)
+
+
+def lighthouse_once(url: str, folder: Path) -> dict[str, Any]:
     """One Lighthouse run (mobile preset) and what its report says."""
     report = folder / "report.json"
     command = ["node", str(LIGHTHOUSE), url, "--output=json", f"--output-path={report}", "--quiet"]

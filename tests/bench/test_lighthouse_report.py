@@ -7,6 +7,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+import lighthouse  # noqa: E402
+import pytest  # noqa: E402
 from lighthouse import CATEGORIES, in_language, median_of, summarize  # noqa: E402
 from report import LIGHTHOUSE_TITLE, lighthouse_section, replace_section  # noqa: E402
 
@@ -86,3 +88,42 @@ def test_only_the_lighthouse_section_is_replaced():
     new = replace_section(old, LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE, "new", ""])
     assert new == f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nnew\n\n## Later\nkept"
     assert replace_section("# Performance\n", LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE]).endswith(f"\n\n{LIGHTHOUSE_TITLE}")
+
+
+NO_NAVSTART = (
+    "lighthouse failed on http://127.0.0.1:54829/fr/course/ (1):\nRuntime error encountered: Something went wrong"
+    " with recording the trace over your page load. Please run Lighthouse again. (NO_NAVSTART)"
+)  # as Lighthouse 12.2.3 ended a `make bench` run
+
+
+def failing_then_passing(failures: list[Exception]):
+    calls = []
+
+    def run_once(url, folder):
+        calls.append(url)
+        if failures:
+            raise failures.pop(0)
+        return {"scores": {}, "metrics": {}, "failing": {}}
+
+    return run_once, calls
+
+
+def test_a_run_lighthouse_asks_to_repeat_is_repeated(monkeypatch, tmp_path):
+    run_once, calls = failing_then_passing([RuntimeError(NO_NAVSTART), RuntimeError(NO_NAVSTART)])
+    monkeypatch.setattr(lighthouse, "lighthouse_once", run_once)
+    assert lighthouse.lighthouse("http://site/fr/course/", tmp_path)["failing"] == {}
+    assert len(calls) == lighthouse.ATTEMPTS
+
+
+def test_lighthouse_is_not_repeated_past_its_attempts_nor_for_other_errors(monkeypatch, tmp_path):
+    run_once, calls = failing_then_passing([RuntimeError(NO_NAVSTART)] * lighthouse.ATTEMPTS)
+    monkeypatch.setattr(lighthouse, "lighthouse_once", run_once)
+    with pytest.raises(RuntimeError, match="NO_NAVSTART"):
+        lighthouse.lighthouse("http://site/fr/course/", tmp_path)
+    assert len(calls) == lighthouse.ATTEMPTS
+
+    run_once, calls = failing_then_passing([RuntimeError("/fr/course/ answered 500")])
+    monkeypatch.setattr(lighthouse, "lighthouse_once", run_once)
+    with pytest.raises(RuntimeError, match="answered 500"):
+        lighthouse.lighthouse("http://site/fr/course/", tmp_path)
+    assert len(calls) == 1
