@@ -9,6 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.settled import click_when_settled
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 GUIDE = "the-accumulation-loop"  # its quiz has every question type; its lab preset is a two-run sweep
@@ -106,7 +108,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     # sections, and its narration plays.
     page.locator("main .hero a.button").first.click()
     page.wait_for_url(f"**/{language}/guides/what-is-gradient-accumulation/")
-    page.locator("nav.pager a[rel=next]").click()
+    click_when_settled(page.locator("nav.pager a[rel=next]"))
     page.wait_for_url(f"**/{language}/guides/{GUIDE}/")
     assert page.locator("h1").inner_text() == guide.title
     page.locator(".toc a[href='#technical-overview']").click()
@@ -130,7 +132,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     shot("02-guide")
 
     # Take the guide's quiz: each answer gets its verdict and explanation at once.
-    page.locator(f"main a[href='/{language}/quizzes/{GUIDE}/']").click()
+    click_when_settled(page.locator(f"main a[href='/{language}/quizzes/{GUIDE}/']"))
     page.locator("main form[action$='/start/'] button").click()
     page.wait_for_url("**/attempts/**")
     quiz_attempt = Attempt.objects.get(quiz__slug=GUIDE)
@@ -188,7 +190,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
 
     # Run the guide's lab preset; it waits in the queue until a worker is there.
     page.goto(f"{live_server.url}/{language}/guides/{GUIDE}/")
-    page.locator(f"#try-it a[href='/{language}/labs/presets/{PRESET}/']").click()
+    click_when_settled(page.locator(f"#try-it a[href='/{language}/labs/presets/{PRESET}/']"))
     page.locator(f"main form[action$='/presets/{PRESET}/run/'] button").click()
     page.wait_for_url(re.compile(rf"/{language}/labs/compare/\?run=\d+&run=\d+$"))
     results = page.locator("#lab-results")

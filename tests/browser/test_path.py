@@ -8,6 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.settled import click_when_settled
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -61,7 +63,7 @@ def test_the_path_from_start_to_the_certificate(
     shot("02-guide-1")
 
     # Its quiz, passed, offers guide 2.
-    page.locator(f"#try-it a[href='/{language}/quizzes/{first.slug}/']").click()
+    click_when_settled(page.locator(f"#try-it a[href='/{language}/quizzes/{first.slug}/']"))
     pass_quiz_in_page(page, helpers, first.slug)
     expect(page.locator(".feedback.score")).to_have_class(re.compile("correct"))
     following = page.locator("[data-next-step]")
