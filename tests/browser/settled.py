@@ -1,25 +1,25 @@
-"""Clicking a link at the foot of a long guide page once the page has stopped moving there.
+"""Clicking something far down a long guide page once the page has stopped moving there.
 
 Scrolling to it makes the browser lay out the blocks it skipped (`content-visibility: auto`) and
-may start a font the skipped text uses; either can move the link by a line or more. Playwright
-checks that the press lands on the link, not the release (the hit-target interceptor in its
+may start a font the skipped text uses; either can move what is clicked by a line or more. Playwright
+checks that the press lands on the element, not the release (the hit-target interceptor in its
 injected script checks the first mouse event only), so a move between the two loses the click
 without an error: the page stays where it was and the test fails a step later."""
 
 
 def click_when_settled(locator) -> None:
     locator.scroll_into_view_if_needed()
-    # Until the link stays put: over two frames (the first lays out what the scroll brought near the
+    # Until it stays put: over two frames (the first lays out what the scroll brought near the
     # screen, the second what that made visible) and the fonts that started meanwhile.
     locator.evaluate(
-        """async link => {
+        """async element => {
             const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
             let before = null;
             for (;;) {
                 await frame();
                 await frame();
                 await document.fonts.ready;
-                const box = JSON.stringify(link.getBoundingClientRect());
+                const box = JSON.stringify(element.getBoundingClientRect());
                 if (box === before) return;
                 before = box;
             }

@@ -5,6 +5,8 @@ test on any console error, a CSP refusal included); without JavaScript the code 
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.settled import click_when_settled
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 GUIDE = "the-accumulation-loop"
@@ -31,7 +33,7 @@ def test_each_block_can_be_copied_and_python_downloaded_as_a_file(new_page, live
     code = first.locator("pre code").inner_text().rstrip("\n")
     copy = first.locator(".code-tools button")
     expect(copy).to_have_text("Copy")
-    copy.click()
+    click_when_settled(copy)
     expect(copy).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == code
 
@@ -42,7 +44,7 @@ def test_each_block_can_be_copied_and_python_downloaded_as_a_file(new_page, live
     )
     third = blocks.nth(index)
     with page.expect_download() as download:
-        third.locator("a[download]").click()
+        click_when_settled(third.locator("a[download]"))
     assert download.value.suggested_filename == f"{GUIDE}-{index + 1}.py"
     saved = tmp_path / "block.py"
     download.value.save_as(saved)

@@ -13,6 +13,7 @@ from labs.execution import lab_run_execute
 from labs.models import FigurePrediction, LabRun
 from labs.presets import PRESETS
 from labs.reference import reference_sweep_submit
+from tests.browser.settled import click_when_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -42,12 +43,12 @@ def test_a_visitor_moves_the_control_and_sees_another_reference_figure_in_each_l
         expect(panel.locator("fieldset input[type=radio]")).to_have_count(4)  # 3 runs and "about the same"
         expect(panel.locator("svg")).to_have_count(0)  # nothing shown before predicting
         page.evaluate("window.samePage = true")  # with JavaScript, htmx swaps the panel: no page load
-        panel.locator(".explorable-skip").click()
+        click_when_settled(panel.locator(".explorable-skip"))
         expect(panel.locator(f"#figure-{FIG} svg polyline")).to_have_count(3)  # every run
         page.wait_for_url(re.compile(f"predict-{FIG}=skip"))
         panel.locator("select").select_option("N16")
         if not javascript:
-            panel.locator(".explorable-control button").click()
+            click_when_settled(panel.locator(".explorable-control button"))
         chosen = panel.locator(f"#explore-{FIG}-chosen")
         expect(chosen.locator("svg polyline")).to_have_count(2)  # N = 16 beside N = 1
         expect(chosen.locator("figcaption")).to_contain_text("N = 16")
@@ -73,7 +74,7 @@ def test_a_choice_without_a_reference_result_says_so_and_links_the_preset(new_pa
     panel.locator("select").select_option("N4")
     missing = panel.locator(".explorable-missing")
     expect(missing).to_contain_text("There is no reference result for N = 4 yet, and nothing is trained")
-    missing.get_by_role("link", name="LayerNorm at N = 1, 4 and 16").click()
+    click_when_settled(missing.get_by_role("link", name="LayerNorm at N = 1, 4 and 16"))
     page.wait_for_url("**/en/labs/presets/layernorm-n-sweep/")
     assert LabRun.objects.filter(preset="layernorm-n-sweep").count() == 0  # nothing trained
 
@@ -87,7 +88,7 @@ def test_a_learners_prediction_is_compared_kept_and_on_the_dashboard(
     panel = page.locator(f"#explore-{FIG}")
     panel.get_by_label("N = 16").check()
     page.evaluate("window.samePage = true")
-    panel.locator(".explorable-predict button").click()
+    click_when_settled(panel.locator(".explorable-predict button"))
     verdict = panel.locator(".explorable-verdict")
     expect(verdict).to_contain_text("You predicted: N = 16.")
     expect(panel.locator(f"#figure-{FIG} svg")).to_have_count(1)

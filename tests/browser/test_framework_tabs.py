@@ -5,6 +5,8 @@ one page is chosen again on another, through a cookie."""
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.settled import click_when_settled
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -28,7 +30,7 @@ def test_without_javascript_a_click_on_a_label_shows_that_frameworks_code(new_pa
     expect(_shown_code(tab_set)).to_contain_text("loss.backward()")
     expect(_shown_code(tab_set)).not_to_contain_text("import lightning")
 
-    tab_set.locator(".tabbed-labels label", has_text="Lightning").click()
+    click_when_settled(tab_set.locator(".tabbed-labels label", has_text="Lightning"))
     expect(_shown_code(tab_set)).to_have_count(1)
     expect(_shown_code(tab_set)).to_contain_text("import lightning as L")
     expect(_shown_code(tab_set)).to_contain_text("accumulate_grad_batches=N")
@@ -40,7 +42,7 @@ def test_the_chosen_framework_is_chosen_again_on_another_page(new_page, live_ser
     page = new_page()
     page.goto(f"{live_server.url}/en/guides/the-accumulation-loop/")
     first_set = page.locator("#guide-body .tabbed-set").first
-    first_set.locator(".tabbed-labels label", has_text="Lightning").click()
+    click_when_settled(first_set.locator(".tabbed-labels label", has_text="Lightning"))
     expect(_shown_code(first_set)).to_contain_text("import lightning as L")
     expect(_shown_code(page.locator("#guide-body .tabbed-set").nth(1))).to_contain_text("import lightning as L")
     cookie = next(c for c in page.context.cookies() if c["name"] == "framework")

@@ -10,6 +10,7 @@ from labs.execution import lab_run_execute
 from labs.models import LabRun
 from labs.presets import PRESETS
 from labs.reference import reference_sweep_submit
+from tests.browser.settled import click_when_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,7 +39,7 @@ def test_a_guide_shows_its_figure_and_a_learners_sweep_finishes_beside_the_refer
 
     visitor = new_page()
     visitor.goto(f"{live_server.url}/en/guides/{GUIDE}/")
-    visitor.locator(f"#explore-{PRESET}-loss .explorable-skip").click()  # no prediction: just show it
+    click_when_settled(visitor.locator(f"#explore-{PRESET}-loss .explorable-skip"))  # no prediction: just show it
     figure = visitor.locator(f"#figure-{PRESET}-loss")
     expect(figure.locator("svg[role='img'] title")).to_have_text("LayerNorm at N = 1, 4 and 16")
     expect(figure.locator("svg polyline")).to_have_count(3)
@@ -46,12 +47,12 @@ def test_a_guide_shows_its_figure_and_a_learners_sweep_finishes_beside_the_refer
     expect(figure.locator("figcaption")).to_contain_text(reference[0].code_version)
     table = figure.locator("details table")
     expect(table).to_be_hidden()
-    figure.locator("summary").click()
+    click_when_settled(figure.locator("summary"))
     expect(table.locator("tbody tr")).to_have_count(2)  # steps 1 and 2
     figure.scroll_into_view_if_needed()
     screenshot(visitor, "guide-figure-en")
 
-    figure.get_by_role("link", name="LayerNorm at N = 1, 4 and 16").click()
+    click_when_settled(figure.get_by_role("link", name="LayerNorm at N = 1, 4 and 16"))
     expect(visitor.get_by_role("heading", name="Reference results")).to_be_visible()
     expect(visitor.locator("figure.guide-figure svg")).to_have_count(1)
     expect(visitor.locator("tr[data-reference-run]")).to_have_count(3)
