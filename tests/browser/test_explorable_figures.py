@@ -43,12 +43,12 @@ def test_a_visitor_moves_the_control_and_sees_another_reference_figure_in_each_l
         expect(panel.locator("fieldset input[type=radio]")).to_have_count(4)  # 3 runs and "about the same"
         expect(panel.locator("svg")).to_have_count(0)  # nothing shown before predicting
         page.evaluate("window.samePage = true")  # with JavaScript, htmx swaps the panel: no page load
-        click_when_settled(panel.locator(".explorable-skip"))
+        click_when_settled(panel.locator(".explorable-skip"), javascript=javascript)
         expect(panel.locator(f"#figure-{FIG} svg polyline")).to_have_count(3)  # every run
         page.wait_for_url(re.compile(f"predict-{FIG}=skip"))
         panel.locator("select").select_option("N16")
         if not javascript:
-            click_when_settled(panel.locator(".explorable-control button"))
+            click_when_settled(panel.locator(".explorable-control button"), javascript=False)
         chosen = panel.locator(f"#explore-{FIG}-chosen")
         expect(chosen.locator("svg polyline")).to_have_count(2)  # N = 16 beside N = 1
         expect(chosen.locator("figcaption")).to_contain_text("N = 16")
@@ -88,7 +88,7 @@ def test_a_learners_prediction_is_compared_kept_and_on_the_dashboard(
     panel = page.locator(f"#explore-{FIG}")
     panel.get_by_label("N = 16").check()
     page.evaluate("window.samePage = true")
-    click_when_settled(panel.locator(".explorable-predict button"))
+    click_when_settled(panel.locator(".explorable-predict button"), javascript=javascript)
     verdict = panel.locator(".explorable-verdict")
     expect(verdict).to_contain_text("You predicted: N = 16.")
     expect(panel.locator(f"#figure-{FIG} svg")).to_have_count(1)

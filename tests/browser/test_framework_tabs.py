@@ -30,7 +30,7 @@ def test_without_javascript_a_click_on_a_label_shows_that_frameworks_code(new_pa
     expect(_shown_code(tab_set)).to_contain_text("loss.backward()")
     expect(_shown_code(tab_set)).not_to_contain_text("import lightning")
 
-    click_when_settled(tab_set.locator(".tabbed-labels label", has_text="Lightning"))
+    click_when_settled(tab_set.locator(".tabbed-labels label", has_text="Lightning"), javascript=False)
     expect(_shown_code(tab_set)).to_have_count(1)
     expect(_shown_code(tab_set)).to_contain_text("import lightning as L")
     expect(_shown_code(tab_set)).to_contain_text("accumulate_grad_batches=N")
