@@ -104,3 +104,15 @@ def test_a_poll_sent_while_the_next_page_loads_is_not_a_problem(watched, holding
         page.wait_for_url("**/slow-page")
     assert failed.value.url.endswith("/held-poll") and failed.value.failure == "net::ERR_ABORTED"
     assert problems.items == []
+
+
+def test_a_static_file_cut_short_is_not_a_problem_but_a_page_request_is(watched):
+    """A script or stylesheet the browser cancels (the test moved on while it loaded) is like a font;
+    the same failure of a request for a page or an API is still reported."""
+    page, problems = watched
+    page.route("**/static/vendor/held.js", lambda route: route.abort("aborted"))
+    page.route("**/api/held", lambda route: route.abort("aborted"))
+    for url in ("/static/vendor/held.js", "/api/held"):
+        with page.expect_event("requestfailed"):
+            page.evaluate("url => fetch(url).catch(() => null)", url)
+    assert problems.items == [f"failed: {page.url.rstrip('/')}/api/held net::ERR_ABORTED"], problems.items
