@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 pytestmark = pytest.mark.django_db
 
@@ -121,15 +122,27 @@ def test_the_guide_index_counts_the_published_guides_from_the_data(client, synce
     assert sentence.format(n=published - 1) in client.get(f"/{language}/guides/").content.decode()
 
 
-def test_reading_a_guide_again_moves_only_its_last_read_time(learner_client, learner, synced_content):
-    from course.models import GuideRead
+def test_reading_a_guide_again_moves_only_its_last_read_time_at_most_once_a_minute(
+    learner_client, learner, synced_content
+):
+    import time_machine
 
-    learner_client.get(f"/en/guides/{SLUG}/")
-    first = GuideRead.objects.get(user=learner, guide__slug=SLUG)
-    learner_client.get(f"/fr/guides/{SLUG}/")  # the same guide in another language
+    from course.models import GuideRead
+    from course.services import LAST_READ_PRECISION
+
+    first_read = timezone.now()
+    with time_machine.travel(first_read, tick=False) as traveller:
+        learner_client.get(f"/en/guides/{SLUG}/")
+        first = GuideRead.objects.get(user=learner, guide__slug=SLUG)
+        traveller.shift(LAST_READ_PRECISION / 2)
+        learner_client.get(f"/fr/guides/{SLUG}/")  # the same guide in another language, soon after
+        assert GuideRead.objects.get(user=learner, guide__slug=SLUG).last_read_at == first_read
+        traveller.shift(LAST_READ_PRECISION)
+        learner_client.get(f"/hi/guides/{SLUG}/")
     again = GuideRead.objects.get(user=learner, guide__slug=SLUG)
     assert GuideRead.objects.filter(user=learner).count() == 1
-    assert again.first_read_at == first.first_read_at and again.last_read_at > first.last_read_at
+    assert again.first_read_at == first.first_read_at == first_read
+    assert again.last_read_at == first_read + LAST_READ_PRECISION * 3 / 2
 
 
 def test_a_signed_in_learner_reads_the_guides_article_only_until_it_is_cached(learner_client, synced_content):
