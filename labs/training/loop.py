@@ -43,7 +43,7 @@ from torch.nn.parallel import DistributedDataParallel
 from . import data_parallel
 from .config import CODE_VERSION, PER_RANK_SCALING, RunConfig, gpu_needed
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
-from .metrics import ActivationMeter, relative_grad_difference, total_norm
+from .metrics import ActivationMeter, relative_grad_difference
 from .models import build_model
 from .results import RunResult, finite
 from .sizes import SIZES
@@ -160,7 +160,7 @@ def train(
                 if reference is not None:
                     grad_error = relative_grad_difference((p.grad for p in params), reference)
             scaler.unscale_(optimizer)  # fp16, once per window: the norm and clipping see true gradients
-            norm = total_norm([p.grad for p in params if p.grad is not None])
+            norm = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
             if config.grad_clip is not None:
                 torch.nn.utils.clip_grads_with_norm_(params, config.grad_clip, norm)
             scaler.step(optimizer)  # fp16: skipped if unscale_ found inf or NaN

@@ -95,13 +95,3 @@ def relative_grad_difference(
     if ref_norm == 0.0:
         return 0.0 if diff == 0.0 else math.inf
     return diff / ref_norm
-
-
-def total_norm(grads: list[torch.Tensor]) -> torch.Tensor:
-    """L2 norm of all gradients together. torch._foreach_norm is what
-    get_total_norm uses inside, without its grouping overhead (half the time on
-    tiny models); fall back to the public function if it ever disappears."""
-    foreach_norm = getattr(torch, "_foreach_norm", None)
-    if foreach_norm is None or not grads or len({(g.device, g.dtype) for g in grads}) > 1:
-        return torch.nn.utils.get_total_norm(grads)
-    return torch.linalg.vector_norm(torch.stack(foreach_norm(grads)))
