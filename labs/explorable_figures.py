@@ -15,21 +15,19 @@ carries their CSRF token and is drawn for them each time.
 
 import math
 from collections.abc import Callable
-from contextlib import suppress
+from functools import partial
 
-from django.core.cache import cache
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from redis import RedisError
 
 from . import explorable
-from .figures import CACHE_VERSION, FIGURES, METRICS, loss_chart, loss_points, reference_figures
+from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS
-from .reference import reference_index, reference_sweep_latest
+from .reference import cached, reference_index, reference_sweep_latest
 from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
@@ -180,31 +178,19 @@ def render_panel(preset: str, name: str, query, request: HttpRequest | None, pag
     return render_to_string(TEMPLATE + "#panel", context, request=request if context["signed_in"] else None)
 
 
-class ExplorableFigures:
+class ExplorableFigures(ReferenceFigures):
     """The provider course/figures.py calls: a lab figure becomes its explorable panel; any other
     figure (a concept drawing) is the reference figures' own."""
 
     def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
         if not explorable.is_explorable(preset, name):
-            return reference_figures.render(preset, name, language)
+            return super().render(preset, name, language)
         with translation.override(language):
             if request is None:
                 return render_panel(preset, name, QueryDict(), None, "")
             key = _shared_panel_key(preset, name, language, request)
-            if key is None:
-                return render_panel(preset, name, request.GET, request, request.path)
-            try:
-                panel = cache.get(key)
-            except RedisError:
-                return render_panel(preset, name, request.GET, request, request.path)
-            if panel is None:
-                panel = render_panel(preset, name, request.GET, request, request.path)
-                with suppress(RedisError):
-                    cache.set(key, panel, PANEL_TIMEOUT)
-            return panel
-
-    def state(self) -> str:
-        return reference_figures.state()
+            draw = partial(render_panel, preset, name, request.GET, request, request.path)
+            return draw() if key is None else cached(key, draw, PANEL_TIMEOUT)
 
 
 explorable_figures = ExplorableFigures()

@@ -14,8 +14,8 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
-from django.core.cache import cache
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -24,12 +24,11 @@ from django.utils.formats import date_format, get_format, number_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from redis import RedisError
 
 from .downsample import downsample_curve
 from .models import LabRun
 from .presets import PRESETS
-from .reference import ReferenceSweep, reference_index, reference_sweep_latest
+from .reference import ReferenceSweep, cached, reference_index, reference_sweep_latest
 from .svg import COLORS, SUBSCRIPTS, WIDTH, Bar, Series, bar_chart, line_chart, svg_open, svg_text, tick_decimals
 
 logger = logging.getLogger(__name__)
@@ -625,7 +624,8 @@ class ReferenceFigures:
             reference = reference_sweep_latest(preset) if sweep not in ("concept", "none") else None
             return figure.html(preset, f"figure-{preset}-{name}", reference)
 
-        return _cached(f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:{sweep}", language, build)
+        with translation.override(language):  # drawn once per sweep and language
+            return cached(f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:{sweep}", build, CACHE_TIMEOUT)
 
     def state(self) -> str:
         """Which sweep each figure is drawn from, and how figures are drawn (CACHE_VERSION)."""
@@ -638,27 +638,7 @@ reference_figures = ReferenceFigures()
 def reference_curves(reference: ReferenceSweep, language: str) -> str:
     """The reference sweep's loss curves as SVG, for its preset's page."""
     key = f"labs:reference-curves:{CACHE_VERSION}:{reference.sweep}:{language}"
-
-    def build() -> str:
-        return LossCurves().svg(
-            reference.runs, key=f"reference-{reference.preset.slug}", title=str(reference.preset.title)
-        )
-
-    return _cached(key, language, build)
-
-
-def _cached(key: str, language: str, build: Callable[[], str]) -> str:
-    """Drawn once per sweep and language; without the cache (Redis away) drawn every time."""
-    try:
-        cached = cache.get(key)
-    except RedisError:
-        cached = None
-    if cached is not None:
-        return cached
     with translation.override(language):
-        html = build()
-    try:
-        cache.set(key, html, CACHE_TIMEOUT)
-    except RedisError:
-        pass
-    return html
+        title = str(reference.preset.title)
+        draw = partial(LossCurves().svg, reference.runs, key=f"reference-{reference.preset.slug}", title=title)
+        return cached(key, draw, CACHE_TIMEOUT)

@@ -13,10 +13,11 @@ Reference runs are sent to the broker at a lower priority than learners' runs (s
 """
 
 import logging
-import uuid
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from django.core.cache import cache
 from django.db import transaction
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 INDEX_KEY = "labs:reference-index"
 INDEX_TIMEOUT = 300  # seconds; a finished sweep deletes the key at once (reference_run_finished)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -108,29 +110,33 @@ def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
     return ReferenceSweep(preset=preset, sweep=str(sweep), runs=runs) if runs else None
 
 
+def cached(key: str, build: Callable[[], T], timeout: int) -> T:
+    """What `build` returns, kept in the cache under `key`; without the cache (Redis away) built every time."""
+    with suppress(RedisError):
+        if (found := cache.get(key)) is not None:
+            return found
+    value = build()
+    with suppress(RedisError):
+        cache.set(key, value, timeout)
+    return value
+
+
 def reference_index() -> dict[str, str]:
     """{preset slug: id of its latest complete reference sweep}: one small query, cached. Figures
     are cached under these ids, and the guide pages' content hash includes this index."""
-    index = None
-    with suppress(RedisError):  # without the cache, the query answers
-        index = cache.get(INDEX_KEY)
-    if index is None:
-        index = {slug: str(sweep) for slug, sweep in _complete_sweeps().items()}
-        with suppress(RedisError):
-            cache.set(INDEX_KEY, index, INDEX_TIMEOUT)
-    return index
+    return cached(INDEX_KEY, _complete_sweeps, INDEX_TIMEOUT)
 
 
-def _complete_sweeps() -> dict[str, uuid.UUID]:
+def _complete_sweeps() -> dict[str, str]:
     """For each preset, its newest reference sweep with no run left unfinished or unsuccessful."""
     incomplete = set(
         LabRun.objects.filter(reference=True).exclude(status=LabRun.Status.SUCCEEDED).values_list("sweep", flat=True)
     )
-    found: dict[str, uuid.UUID] = {}
+    found: dict[str, str] = {}
     rows = LabRun.objects.filter(reference=True, status=LabRun.Status.SUCCEEDED).order_by("-created_at", "-id")
     for slug, sweep in rows.values_list("preset", "sweep"):
         if sweep not in incomplete:
-            found.setdefault(slug, sweep)
+            found.setdefault(slug, str(sweep))
     return found
 
 
