@@ -56,23 +56,13 @@ def downsample_curve(curve: Sequence[Point], n: int = CHART_POINTS_PER_RUN) -> l
     if len(curve) <= n:
         return list(curve)
     last = len(curve) - 1
-    gap_starts = [
-        i for i, p in enumerate(curve) if p.get("loss") is None and (i == 0 or curve[i - 1].get("loss") is not None)
-    ]
-    kept = set(gap_starts)
-    if curve[last].get("loss") is None:
-        kept.add(last)
-    finite = [i for i, p in enumerate(curve) if p.get("loss") is not None]
-    if finite:
-        xs = [_x(curve, i) for i in finite]
-        ys = [float(curve[i]["loss"]) for i in finite]
-        kept.update(finite[j] for j in lttb_indices(xs, ys, max(n - len(kept), 2)))
+    missing = [p.get("loss") is None for p in curve]
+    kept = {i for i, gap in enumerate(missing) if gap and (i in (0, last) or not missing[i - 1])}
+    finite = [i for i, gap in enumerate(missing) if not gap]
+    xs = [float(i if curve[i].get("step") is None else curve[i]["step"]) for i in finite]
+    ys = [float(curve[i]["loss"]) for i in finite]
+    kept.update(finite[j] for j in lttb_indices(xs, ys, max(n - len(kept), 2)))
     return [curve[i] for i in sorted(kept)]
-
-
-def _x(curve: Sequence[Point], index: int) -> float:
-    step = curve[index].get("step")
-    return float(index if step is None else step)
 
 
 def drawn_number(value: Any) -> Any:
