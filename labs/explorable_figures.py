@@ -1,12 +1,20 @@
-"""Draws the explorable figures of labs/explorable.py into guide pages and htmx fragments.
+"""Explorable figures and "predict, then see": each lab figure of a guide (`{{ figure: <preset>/<name> }}`)
+becomes a panel drawn into guide pages and htmx fragments.
+
+The panel offers a control over the variable its preset varies (N, the normalization layer, the
+precision, G and sync, the loss normalization): one choice per run of the preset, plus "all runs"
+(the guide's own figure, from labs/figures.py). A choice shows that run's reference curve beside
+the preset's first run, with its gradient-equivalence error, memory and other measured numbers.
+Everything comes from the STORED reference sweep: nothing is trained on a request, and a choice
+without a reference result says so and links the preset.
+
+Before a figure shows its result the learner may predict it (which run ends lowest, needs the
+least memory...): the answer is compared with the reference runs' own numbers. The state of each
+figure on a page lives in the page's URL, so it can be shared: `?fig-<preset>-<name>=<choice>` and
+`?predict-<preset>-<name>=<option>`; a signed-in learner's prediction is also stored.
 
 `explorable_figures` is the provider course/figures.py calls for each figure line of a guide. A
-lab figure becomes a panel: first a prediction (unless the page's URL or the learner's stored
-prediction already reveals it), then a control over the preset's runs and the figure for the
-choice. The guide's own figure comes from labs/figures.py; the figure for one run is drawn here
-from the stored reference sweep.
-
-A guide page's panel is kept in the cache framework when it is the same for everyone in its state
+guide page's panel is kept in the cache framework when it is the same for everyone in its state
 (`_shared_panel_key`): keyed by the figure, language, page, reference sweep, drawing version and
 the prediction shown, so a learner only ever gets the panel of their own prediction, and a new
 reference result or drawing is a new key. A panel with the prediction form of a signed-in learner
@@ -16,28 +24,158 @@ carries their CSRF token and is drawn for them each time.
 import math
 from collections.abc import Callable
 from functools import partial
+from typing import NamedTuple
+from urllib.parse import urlencode, urlsplit
 
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import gettext as _
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-from . import explorable
 from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, loss_chart, loss_points, reference_figures
 from .models import FigurePrediction, LabRun
-from .presets import PRESETS
+from .presets import PRESETS, Preset
 from .reference import cached, reference_index, reference_sweep_latest
 from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
 PANEL_TIMEOUT = 3600  # seconds; a new reference sweep, drawing or prediction is a new key anyway
+ALL = "all"  # the choice that shows every run: the guide's own figure
+SAME = "same"  # the prediction "they end about the same"
+SKIP = "skip"  # "just show me": no prediction
+SAME_SPREAD = 0.01  # results within 1 % of the largest count as "about the same"
 
 
-def _answer(preset: str, asked: explorable.Question) -> str | None:
+class Variable(NamedTuple):
+    """A setting a preset may vary."""
+
+    key: str  # in the run's config
+    default: object
+    short: str  # before the value in a choice's slug: "N4"
+    name: str | Promise
+
+
+VARIABLES = (  # in the order a choice's slug names them
+    Variable("processes", 1, "G", _("processes G")),
+    Variable("sync", "no_sync", "", _("synchronization")),
+    Variable("norm", "none", "", _("normalization layer")),
+    Variable("precision", "fp32", "", _("precision")),
+    Variable("loss_scaling", "mean", "", _("loss normalization")),
+    Variable("effective_batch_size", 64, "B", _("effective batch B")),
+    Variable("accumulation_steps", 1, "N", _("micro-batches N")),
+)
+
+
+class Question(NamedTuple):
+    text: str | Promise
+    metric: str  # the run metric that decides: the figure's own (labs/figures.py, Figure.metric)
+    lowest: bool  # the answer is the run with the lowest value (else the highest)
+
+
+QUESTIONS = (
+    Question(_("Which run will end with the lowest validation loss?"), "val_loss", True),
+    Question(_("Which run will end with the lowest training loss?"), "final_loss", True),
+    Question(_("Which run will need the least peak activation memory?"), "peak_activation_bytes", True),
+    Question(_("Which run will take the longest?"), "wall_seconds", False),
+    Question(_("Which run will have the largest gradient-equivalence error?"), "grad_equivalence_error", False),
+    Question(_("Which run will make the most gradient all-reduces?"), "allreduce_calls", False),
+)
+
+
+class Choice(NamedTuple):
+    slug: str  # as the URL carries it, the same in every language
+    index: int  # the run's place in the preset
+    label: str  # the run's legend text, in the page's language
+
+
+def figure_id(preset: str, name: str) -> str:
+    return f"{preset}-{name}"
+
+
+def is_explorable(preset: str, name: str) -> bool:
+    """A figure drawn from a preset's runs (a concept figure shows an idea, with nothing to choose)."""
+    figure = FIGURES.get((preset, name))
+    return figure is not None and figure.from_runs
+
+
+def varied(preset: Preset) -> list[Variable]:
+    """The settings that differ between the preset's runs."""
+    configs = [run.config for run in preset.runs]
+    return [v for v in VARIABLES if len({str(c.get(v.key, v.default)) for c in configs}) > 1]
+
+
+def choices(preset: Preset) -> list[Choice]:
+    found = []
+    for index, run in enumerate(preset.runs):
+        parts = [f"{v.short}{run.config.get(v.key, v.default)}".replace("_", "") for v in varied(preset)]
+        found.append(Choice("-".join(parts) or str(index), index, str(run.label)))
+    return found
+
+
+def choice_named(preset: Preset, slug: str) -> Choice | None:
+    return next((choice for choice in choices(preset) if choice.slug == slug), None)
+
+
+def variable_text(preset: Preset) -> str:
+    return ", ".join(str(v.name) for v in varied(preset))
+
+
+def question(preset: str, name: str) -> Question | None:
+    """The prediction a figure asks for, if any (a timeline of one step has no result to guess)."""
+    if not is_explorable(preset, name):
+        return None
+    metric = FIGURES[(preset, name)].metric
+    return next((asked for asked in QUESTIONS if asked.metric == metric), None)
+
+
+def prediction_options(preset: Preset) -> list[tuple[str, str]]:
+    return [(c.slug, c.label) for c in choices(preset)] + [(SAME, str(_("They end about the same")))]
+
+
+def is_option(preset: Preset, option: str) -> bool:
+    return option == SAME or choice_named(preset, option) is not None
+
+
+def reference_answer(preset: Preset, asked: Question, runs: list[LabRun]) -> str | None:
+    """The option the reference runs bear out: a run's choice, SAME, or None without numbers."""
+    values = [run.metrics.get(asked.metric) for run in runs]
+    if len(runs) != len(preset.runs) or not all(isinstance(v, int | float) for v in values):
+        return None
+    if max(values) - min(values) <= SAME_SPREAD * max(abs(v) for v in values):
+        return SAME
+    best = min(values) if asked.lowest else max(values)
+    return choices(preset)[values.index(best)].slug
+
+
+def _answer(preset: str, asked: Question) -> str | None:
     """The option the reference runs bear out now (None before they have finished)."""
     reference = reference_sweep_latest(preset)
-    return explorable.reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
+    return reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
+
+
+# ---------------------------------------------------------------- the figure's state in a URL
+
+
+def state_params(figure: str) -> tuple[str, str]:
+    return f"fig-{figure}", f"predict-{figure}"
+
+
+def url_with_state(current_url: str, figure: str, choice: str, predicted: str) -> str | None:
+    """The page's URL (path and query) with this figure's state replaced: what htmx pushes into the
+    address bar, so the learner can share what they see. None for a URL that is not a path here."""
+    parts = urlsplit(current_url)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return None
+    query = QueryDict(parts.query, mutable=True)
+    for key, value in zip(state_params(figure), (choice, predicted), strict=True):
+        query.pop(key, None)
+        if value:
+            query[key] = value
+    encoded = urlencode(sorted(query.lists()), doseq=True)
+    return parts.path + (f"?{encoded}" if encoded else "")
 
 
 # ---------------------------------------------------------------- one run beside the first
@@ -52,7 +190,7 @@ def _numbers(run: LabRun) -> list[tuple[str, str]]:
     ]
 
 
-def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
+def _chosen_context(preset: str, name: str, choice: Choice) -> dict:
     reference = reference_sweep_latest(preset)
     if reference is None or choice.index >= len(reference.runs):
         return {"missing_choice": choice}
@@ -62,9 +200,9 @@ def _chosen_context(preset: str, name: str, choice: explorable.Choice) -> dict:
     svg = loss_chart(
         [Series(r.label, loss_points(r, x)) for r in shown],
         x=x,
-        key=f"explore-{explorable.figure_id(preset, name)}-svg",
+        key=f"explore-{figure_id(preset, name)}-svg",
         title=str(PRESETS[preset].title),
-        desc=_("Line chart of the training loss of the reference runs %(labels)s.")
+        desc=gettext("Line chart of the training loss of the reference runs %(labels)s.")
         % {"labels": ", ".join(r.label for r in shown)},
     )
     return {
@@ -105,13 +243,13 @@ def _sweeps(request: HttpRequest | None) -> dict[str, str]:
 
 
 def _option_label(preset_obj, option: str) -> str:
-    return dict(explorable.prediction_options(preset_obj)).get(option, option)
+    return dict(prediction_options(preset_obj)).get(option, option)
 
 
 def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
     """The other figures' state on the page, which this figure's forms carry along (nothing else of
     the query string)."""
-    own = explorable.state_params(fid)
+    own = state_params(fid)
     return [
         (key, value)
         for key, values in query.lists()
@@ -123,14 +261,14 @@ def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
 def panel_context(preset: str, name: str, query, request: HttpRequest | None, page_path: str) -> dict:
     """Everything the panel template needs, from the URL's state for this figure (`query`, a
     QueryDict) and the learner's stored prediction."""
-    preset_obj, fid = PRESETS[preset], explorable.figure_id(preset, name)
-    fig_param, predict_param = explorable.state_params(fid)
-    asked = explorable.question(preset, name)
+    preset_obj, fid = PRESETS[preset], figure_id(preset, name)
+    fig_param, predict_param = state_params(fid)
+    asked = question(preset, name)
     chosen_slug = query.get(fig_param, "")
-    choice = explorable.choice_named(preset_obj, chosen_slug) if chosen_slug not in ("", explorable.ALL) else None
-    unknown = chosen_slug if chosen_slug not in ("", explorable.ALL) and choice is None else ""
+    choice = choice_named(preset_obj, chosen_slug) if chosen_slug not in ("", ALL) else None
+    unknown = chosen_slug if chosen_slug not in ("", ALL) and choice is None else ""
     predicted = query.get(predict_param, "")
-    if asked is None or (predicted != explorable.SKIP and not explorable.is_option(preset_obj, predicted)):
+    if asked is None or (predicted != SKIP and not is_option(preset_obj, predicted)):
         predicted = ""
     if not predicted and asked is not None:
         predicted = _stored_prediction(request, preset, name)
@@ -149,13 +287,13 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
         "kept": _other_figures_state(query, fid),
         "signed_in": bool(request and request.user.is_authenticated),
         "question": asked.text if asked else "",
-        "options": explorable.prediction_options(preset_obj),
-        "variable": explorable.variable_text(preset_obj),
-        "choices": explorable.choices(preset_obj),
-        "selected": choice.slug if choice else explorable.ALL,
+        "options": prediction_options(preset_obj),
+        "variable": variable_text(preset_obj),
+        "choices": choices(preset_obj),
+        "selected": choice.slug if choice else ALL,
         "unknown_choice": unknown,
         "revealed": revealed,
-        "predicted": "" if predicted == explorable.SKIP else predicted,
+        "predicted": "" if predicted == SKIP else predicted,
     }
     if not revealed:
         return context
@@ -183,7 +321,7 @@ class ExplorableFigures(ReferenceFigures):
     figure (a concept drawing) is the reference figures' own."""
 
     def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
-        if not explorable.is_explorable(preset, name):
+        if not is_explorable(preset, name):
             return super().render(preset, name, language)
         with translation.override(language):
             if request is None:
@@ -203,7 +341,7 @@ def _shared_panel_key(preset: str, name: str, language: str, request: HttpReques
     the reference sweep (its runs, the answer), the drawing's version and the prediction shown."""
     if any(key.startswith(("fig-", "predict-")) for key in request.GET):
         return None
-    asked = explorable.question(preset, name)
+    asked = question(preset, name)
     predicted = _stored_prediction(request, preset, name) if asked is not None else ""
     sweep = _sweeps(request).get(preset)
     signed_in = request.user.is_authenticated
@@ -215,7 +353,7 @@ def _shared_panel_key(preset: str, name: str, language: str, request: HttpReques
 
 def prediction_save(user, preset: str, name: str, option: str) -> FigurePrediction:
     """Stores (or replaces) the learner's prediction with what the reference runs bear out now."""
-    answer = _answer(preset, explorable.question(preset, name))
+    answer = _answer(preset, question(preset, name))
     prediction, _created = FigurePrediction.objects.update_or_create(
         user=user, preset=preset, figure=name, defaults={"predicted": option, "answer": answer or ""}
     )
@@ -226,7 +364,7 @@ def dashboard_predictions(user) -> dict:
     """The learner's predictions for the dashboard, each with the figure's question and the answer."""
     rows = []
     for prediction in FigurePrediction.objects.filter(user=user)[:50]:
-        asked = explorable.question(prediction.preset, prediction.figure)
+        asked = question(prediction.preset, prediction.figure)
         if asked is None:
             continue  # a figure the guides no longer place
         preset = PRESETS[prediction.preset]

@@ -10,13 +10,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.htmx import vary_on_htmx, wants_fragment
 
-from . import explorable
-from .explorable_figures import prediction_save, render_panel
+from . import explorable_figures
 from .presets import PRESETS
 
 
 def _explorable_or_404(preset: str, name: str) -> None:
-    if not explorable.is_explorable(preset, name):
+    if not explorable_figures.is_explorable(preset, name):
         raise Http404(_("There is no such figure."))
 
 
@@ -34,17 +33,17 @@ def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
     """The figure's panel for the state in the query: what the control and the prediction fetch.
     The address bar then carries the page's URL with this state (HX-Push-Url), to share."""
     _explorable_or_404(preset, name)
-    figure = explorable.figure_id(preset, name)
-    fig_param, predict_param = explorable.state_params(figure)
+    figure = explorable_figures.figure_id(preset, name)
+    fig_param, predict_param = explorable_figures.state_params(figure)
     page = _page_url(request, request.headers.get("HX-Current-URL", "")) if wants_fragment(request) else None
-    chosen = request.GET.get(fig_param, explorable.ALL)
-    known = chosen == explorable.ALL or explorable.choice_named(PRESETS[preset], chosen) is not None
+    chosen = request.GET.get(fig_param, explorable_figures.ALL)
+    known = chosen == explorable_figures.ALL or explorable_figures.choice_named(PRESETS[preset], chosen) is not None
     # An unknown choice: the panel says so in words (all runs shown), with a 400.
-    panel = render_panel(preset, name, request.GET, request, urlsplit(page or "").path)
+    panel = explorable_figures.render_panel(preset, name, request.GET, request, urlsplit(page or "").path)
     response = HttpResponse(panel, status=200 if known else 400)
     if page and known:
         predicted = "" if request.user.is_authenticated else request.GET.get(predict_param, "")
-        pushed = explorable.url_with_state(page, figure, request.GET.get(fig_param, ""), predicted)
+        pushed = explorable_figures.url_with_state(page, figure, request.GET.get(fig_param, ""), predicted)
         if pushed:
             response.headers["HX-Push-Url"] = pushed
     return response
@@ -59,13 +58,13 @@ def predict(request: HttpRequest, preset: str, name: str) -> HttpResponse:
         message = _("Sign in to keep your predictions. Without an account, the prediction form shows the result.")
         return render(request, "error.html", {"title": _("Sign in"), "message": message}, status=403)
     option = request.POST.get("predicted", "")
-    if explorable.question(preset, name) is None or not explorable.is_option(PRESETS[preset], option):
+    if explorable_figures.question(preset, name) is None or not explorable_figures.is_option(PRESETS[preset], option):
         message = _("Choose one of the figure's answers, then send your prediction.")
         return render(request, "error.html", {"title": _("No prediction chosen"), "message": message}, status=400)
-    prediction_save(request.user, preset, name, option)
+    explorable_figures.prediction_save(request.user, preset, name, option)
     page = _page_url(request, request.POST.get("next", ""))
     if wants_fragment(request):
         parts = urlsplit(page or "")
-        return HttpResponse(render_panel(preset, name, QueryDict(parts.query), request, parts.path))
-    anchor = f"#explore-{explorable.figure_id(preset, name)}"
+        return HttpResponse(explorable_figures.render_panel(preset, name, QueryDict(parts.query), request, parts.path))
+    anchor = f"#explore-{explorable_figures.figure_id(preset, name)}"
     return redirect((page or "/") + anchor)

@@ -95,7 +95,7 @@ class Figure:
 
     from_runs = True  # False: a concept figure, drawn without any run
     x = "step"  # what a run's loss is drawn against, here or when a learner explores one run
-    metric: str | None = None  # the one of METRICS that ranks the runs: what labs/explorable.py asks to predict
+    metric: str | None = None  # the one of METRICS that ranks the runs: what labs/explorable_figures.py asks to predict
 
     def __init__(self, caption: str | Promise = "", numbers: Callable[[Runs], dict[str, str]] | None = None) -> None:
         self.caption = caption

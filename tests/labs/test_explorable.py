@@ -1,4 +1,4 @@
-"""Explorable figures and "predict, then see" (labs/explorable.py, labs/explorable_figures.py), on
+"""Explorable figures and "predict, then see" (labs/explorable_figures.py), on
 guide pages and as htmx fragments, from reference sweeps stored as the worker stores them."""
 
 import html
@@ -6,7 +6,7 @@ import html
 import pytest
 from django.urls import reverse
 
-from labs import explorable
+from labs import explorable_figures
 from labs.models import FigurePrediction
 from labs.presets import PRESETS
 
@@ -15,34 +15,37 @@ FIG = "batchnorm-n-sweep-loss"
 
 
 def test_each_preset_of_a_guide_figure_offers_one_choice_per_run_named_by_what_it_varies():
-    assert [c.slug for c in explorable.choices(PRESETS["batchnorm-n-sweep"])] == ["N1", "N4", "N16"]
-    assert [c.slug for c in explorable.choices(PRESETS["forgot-divide-sgd"])] == ["mean", "sum"]
-    assert [c.slug for c in explorable.choices(PRESETS["data-parallel-no-sync"])] == [
+    assert [c.slug for c in explorable_figures.choices(PRESETS["batchnorm-n-sweep"])] == ["N1", "N4", "N16"]
+    assert [c.slug for c in explorable_figures.choices(PRESETS["forgot-divide-sgd"])] == ["mean", "sum"]
+    assert [c.slug for c in explorable_figures.choices(PRESETS["data-parallel-no-sync"])] == [
         "G1-nosync-N4",
         "G2-nosync-N2",
         "G2-everymicro-N2",
     ]
-    assert [c.slug for c in explorable.choices(PRESETS["transformer-lm-n-norm"])][:2] == ["layer-N1", "layer-N4"]
-    for preset, _name in explorable.FIGURES:
-        slugs = [c.slug for c in explorable.choices(PRESETS[preset])]
+    assert [c.slug for c in explorable_figures.choices(PRESETS["transformer-lm-n-norm"])][:2] == [
+        "layer-N1",
+        "layer-N4",
+    ]
+    for preset, _name in explorable_figures.FIGURES:
+        slugs = [c.slug for c in explorable_figures.choices(PRESETS[preset])]
         assert len(set(slugs)) == len(PRESETS[preset].runs), preset  # every run can be chosen
 
 
 def test_the_answer_is_the_reference_runs_own_result(reference_sweep):
     runs = reference_sweep("batchnorm-n-sweep")  # final losses 2/steps + 0.01 × index: N = 1 lowest
-    asked = explorable.question("batchnorm-n-sweep", "loss")
-    assert explorable.reference_answer(PRESETS["batchnorm-n-sweep"], asked, runs) == "N1"
+    asked = explorable_figures.question("batchnorm-n-sweep", "loss")
+    assert explorable_figures.reference_answer(PRESETS["batchnorm-n-sweep"], asked, runs) == "N1"
     for run in runs:
         run.metrics["final_loss"] = 0.5 + run.preset_index * 1e-4  # within 1 %: about the same
-    assert explorable.reference_answer(PRESETS["batchnorm-n-sweep"], asked, runs) == explorable.SAME
-    memory = explorable.question("memory-vs-n", "memory")
-    assert explorable.reference_answer(PRESETS["memory-vs-n"], memory, reference_sweep("memory-vs-n")) == "N8"
+    assert explorable_figures.reference_answer(PRESETS["batchnorm-n-sweep"], asked, runs) == explorable_figures.SAME
+    memory = explorable_figures.question("memory-vs-n", "memory")
+    assert explorable_figures.reference_answer(PRESETS["memory-vs-n"], memory, reference_sweep("memory-vs-n")) == "N8"
 
 
 def test_the_url_keeps_other_figures_state_and_replaces_this_ones():
-    url = explorable.url_with_state("/en/guides/x/?fig-a-loss=N4&predict-b-loss=N1", "b-loss", "N16", "")
+    url = explorable_figures.url_with_state("/en/guides/x/?fig-a-loss=N4&predict-b-loss=N1", "b-loss", "N16", "")
     assert url == "/en/guides/x/?fig-a-loss=N4&fig-b-loss=N16"
-    assert explorable.url_with_state("https://evil.example/", "b-loss", "N1", "") is None
+    assert explorable_figures.url_with_state("https://evil.example/", "b-loss", "N1", "") is None
 
 
 @pytest.mark.django_db

@@ -123,7 +123,7 @@ def test_a_guide_page_shows_its_figure_where_the_text_discusses_it(client, refer
     assert "<svg" not in missing and "guide-figure-slot" not in missing
     assert 'href="/en/labs/presets/memory-vs-n/"' in missing
     reference_sweep("memory-vs-n")  # a reference sweep finishes: the cached page is retired
-    asking = client.get(url).content.decode()  # first a prediction (labs/explorable.py), then the figure
+    asking = client.get(url).content.decode()  # first a prediction (labs/explorable_figures.py), then the figure
     assert "Which run will need the least peak activation memory?" in asking
     assert 'id="figure-memory-vs-n-memory"' not in asking
     html = client.get(url + "?fig-memory-vs-n-memory=all").content.decode()
