@@ -79,16 +79,12 @@ def log_ticks(low: float, high: float) -> list[float]:
     return [10.0**e for e in range(first, last + 1)]
 
 
-class _Scale:
-    def __init__(self, low: float, high: float, start: float, end: float, log: bool = False) -> None:
-        self.log = log
-        self.low, self.high = (math.log10(low), math.log10(high)) if log else (low, high)
-        self.start, self.end = start, end
-
-    def __call__(self, value: float) -> float:
-        v = math.log10(value) if self.log else value
-        span = (self.high - self.low) or 1.0
-        return self.start + (v - self.low) / span * (self.end - self.start)
+def _scale(low: float, high: float, start: float, end: float, log: bool = False) -> Callable[[float], float]:
+    """Maps a value in [low, high] (on a log axis, their logarithms) to a coordinate in [start, end]."""
+    axis = math.log10 if log else (lambda value: value)
+    low, high = axis(low), axis(high)
+    span = (high - low) or 1.0
+    return lambda value: start + (axis(value) - low) / span * (end - start)
 
 
 def svg_open(id_prefix: str, title: str, desc: str, height: int) -> list[str]:
@@ -132,16 +128,24 @@ def line_chart(
     """Curves on shared axes, with a legend below the plot."""
     drawn = [[(x, y) for x, y in s.points if _on_axis(y, log_y)] for s in series]
     points = [point for line in drawn for point in line]
-    plot_bottom = HEIGHT - MARGIN["bottom"]
+    left, right, top, bottom = MARGIN["left"], WIDTH - MARGIN["right"], MARGIN["top"], HEIGHT - MARGIN["bottom"]
     parts = svg_open(id_prefix, title, desc, HEIGHT + LEGEND_ROW * len(series))
     if points:
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         x_ticks = nice_ticks(min(xs), max(xs), integer=all(float(v).is_integer() for v in xs))
         # The data's own range, not from zero: curves that nearly coincide must be seen apart.
         y_ticks = log_ticks(min(ys), max(ys)) if log_y else nice_ticks(min(ys), max(ys))
-        x = _Scale(x_ticks[0], x_ticks[-1], MARGIN["left"], WIDTH - MARGIN["right"])
-        y = _Scale(y_ticks[0], y_ticks[-1], plot_bottom, MARGIN["top"], log=log_y)
-        parts += _axes(x, y, x_ticks, y_ticks, fmt)
+        x = _scale(x_ticks[0], x_ticks[-1], left, right)
+        y = _scale(y_ticks[0], y_ticks[-1], bottom, top, log=log_y)
+        parts.append(GRID_OPEN)
+        parts += [f'<line x1="{left}" y1="{y(t):.1f}" x2="{right}" y2="{y(t):.1f}"/>' for t in y_ticks]
+        parts.append("</g>")
+        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>')
+        for value, decimals in zip(y_ticks, tick_decimals(y_ticks, log_y), strict=True):
+            parts.append(svg_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
+        for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
+            parts.append(svg_text(x(value), bottom + 18, fmt(value, decimals)))
         for i, line in enumerate(drawn):
             if line:
                 path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line)
@@ -149,35 +153,18 @@ def line_chart(
                     f'<polyline fill="none" stroke="{_color(i)}" stroke-width="2" stroke-linejoin="round"{_dash(i)} '
                     f'points="{path}"/>'
                 )
-    parts.append(svg_text((MARGIN["left"] + WIDTH - MARGIN["right"]) / 2, plot_bottom + 40, x_label))
-    middle = (MARGIN["top"] + plot_bottom) / 2
+    parts.append(svg_text((left + right) / 2, bottom + 40, x_label))
+    middle = (top + bottom) / 2
     parts.append(svg_text(16, middle, y_label, extra=f' transform="rotate(-90 16 {middle:.1f})"'))
     for i, s in enumerate(series):  # the legend
-        left, top = MARGIN["left"], HEIGHT + i * LEGEND_ROW
+        row = HEIGHT + i * LEGEND_ROW
         parts.append(
-            f'<line x1="{left}" y1="{top - 4}" x2="{left + 28}" y2="{top - 4}" stroke="{_color(i)}" '
+            f'<line x1="{left}" y1="{row - 4}" x2="{left + 28}" y2="{row - 4}" stroke="{_color(i)}" '
             f'stroke-width="3"{_dash(i)}/>'
         )
-        parts.append(svg_text(left + 36, top, s.label, "start"))
+        parts.append(svg_text(left + 36, row, s.label, "start"))
     parts.append("</svg>")
     return "".join(parts)
-
-
-def _axes(x: _Scale, y: _Scale, x_ticks: list[float], y_ticks: list[float], fmt: Formatter) -> list[str]:
-    left, right = MARGIN["left"], WIDTH - MARGIN["right"]
-    bottom = HEIGHT - MARGIN["bottom"]
-    parts = [GRID_OPEN]
-    for value in y_ticks:
-        py = y(value)
-        parts.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}"/>')
-    parts.append("</g>")
-    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-    parts.append(f'<line stroke="#57606a" x1="{left}" y1="{MARGIN["top"]}" x2="{left}" y2="{bottom}"/>')
-    for value, decimals in zip(y_ticks, tick_decimals(y_ticks, y.log), strict=True):
-        parts.append(svg_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
-    for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
-        parts.append(svg_text(x(value), bottom + 18, fmt(value, decimals)))
-    return parts
 
 
 def bar_chart(
@@ -192,31 +179,27 @@ def bar_chart(
 ) -> str:
     """Horizontal bars, one per run, each labelled with its value; a log scale for values that
     span orders of magnitude (gradient-equivalence errors from 1e-7 to 1e-1)."""
-    row, top = 34, MARGIN["top"]
-    label_width = 180
-    left, right = label_width + 8, WIDTH - 96
-    height = top + row * len(bars) + 60
-    parts = svg_open(id_prefix, title, desc, height)
+    row, top, label_width = 34, MARGIN["top"], 180
+    left, right, bottom = label_width + 8, WIDTH - 96, top + row * len(bars)
+    parts = svg_open(id_prefix, title, desc, bottom + 60)
     values = [b.value for b in bars if _on_axis(b.value, log)]
     if values:
         ticks = log_ticks(min(values), max(values)) if log else nice_ticks(0.0, max(values))
-        scale = _Scale(ticks[0], ticks[-1], left, right, log=log)
-        bottom = top + row * len(bars)
+        scale = _scale(ticks[0], ticks[-1], left, right, log=log)
         parts.append(GRID_OPEN)
         parts += [f'<line x1="{scale(t):.1f}" y1="{top}" x2="{scale(t):.1f}" y2="{bottom}"/>' for t in ticks]
         parts.append("</g>")
         for i, bar in enumerate(bars):
             y = top + i * row
             parts.append(svg_text(label_width, y + row / 2 + 4, bar.label, "end"))
+            end = left  # zero on a log axis (a run compared with itself): no bar, but its value still shows
             if _on_axis(bar.value, log):
                 end = scale(bar.value)
                 parts.append(
                     f'<rect x="{left}" y="{y + 6}" width="{max(1.0, end - left):.1f}" height="{row - 12}" '
                     f'fill="{_color(i)}"/>'
                 )
-                parts.append(svg_text(end + 6, y + row / 2 + 4, bar.text, "start"))
-            else:  # zero on a log axis (a run compared with itself): no bar, but its value still shows
-                parts.append(svg_text(left + 6, y + row / 2 + 4, bar.text, "start"))
+            parts.append(svg_text(end + 6, y + row / 2 + 4, bar.text, "start"))
         parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
         decimals = tick_decimals(ticks, log)
         parts += [svg_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]
