@@ -13,8 +13,8 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
@@ -67,8 +67,7 @@ def _finite_finals(runs: Runs) -> list[float]:
     return [f for f in map(final_loss, runs) if f is not None]
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(NamedTuple):
     """How the figures, their tables and the explorable panel name and write a stored run metric."""
 
     name: str | Promise
@@ -355,11 +354,7 @@ class BatchStatistics(Figure):
     def __init__(self, *, batch: int, n: int) -> None:
         super().__init__()
         self.batch, self.n, self.micro = batch, n, batch // n
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """What the caption and the drawing's text name."""
-        return {"batch": self.batch, "n": self.n, "micro": self.micro}
+        self.counts = {"batch": batch, "n": n, "micro": self.micro}  # what the caption and the drawing name
 
     def html(self, preset: str, key: str, reference: ReferenceSweep | None) -> str:
         title = _("Which samples a normalization layer sees in one window")
@@ -390,8 +385,7 @@ class BatchStatistics(Figure):
         return render_to_string(TEMPLATE, context)
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        batch, n, micro = self.batch, self.n, self.micro
-        numbers = self.counts
+        batch, n, micro, numbers = self.batch, self.n, self.micro, self.counts
         desc = (
             _(
                 "Diagram of %(batch)d samples, one dot each, shown three ways. As one batch, BatchNorm computes one "
