@@ -14,11 +14,8 @@ figure on a page lives in the page's URL, so it can be shared: `?fig-<preset>-<n
 `?predict-<preset>-<name>=<option>`; a signed-in learner's prediction is also stored.
 
 `explorable_figures` is the provider course/figures.py calls for each figure line of a guide. A
-guide page's panel is kept in the cache framework when it is the same for everyone in its state
-(`_shared_panel_key`): keyed by the figure, language, page, reference sweep, drawing version and
-the prediction shown, so a learner only ever gets the panel of their own prediction, and a new
-reference result or drawing is a new key. A panel with the prediction form of a signed-in learner
-carries their CSRF token and is drawn for them each time.
+panel that is the same for everyone in its state is cached (`_shared_panel_key` says when); one
+with the prediction form of a signed-in learner carries their CSRF token and is drawn each time.
 """
 
 import math

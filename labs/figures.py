@@ -204,14 +204,12 @@ class LossBySamples(LossCurves):
         ]
 
 
-def _window_run(runs: Runs) -> LabRun:
-    """N = 4: the window the guide's text walks through."""
-    return next(run for run in runs if run.config.get("accumulation_steps") == 4)
-
-
-def _block_seconds(run: LabRun) -> float:
-    """Average time of one micro-batch: the run's wall time over all its micro-batches."""
-    return run.metrics["wall_seconds"] / (run.done_steps * run.config["accumulation_steps"])
+def _window_run(runs: Runs) -> tuple[LabRun, int, float]:
+    """The N = 4 run (the window the guide's text walks through), its N and the average time of one
+    micro-batch: the run's wall time over all its micro-batches."""
+    run = next(run for run in runs if run.config.get("accumulation_steps") == 4)
+    n = run.config["accumulation_steps"]
+    return run, n, run.metrics["wall_seconds"] / (run.done_steps * n)
 
 
 class MicroBatchWindow(Figure):
@@ -219,8 +217,7 @@ class MicroBatchWindow(Figure):
     loss / N) one after the other, the gradient adding up in .grad below them, then one step."""
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        run = _window_run(runs)
-        n, block_seconds = run.config["accumulation_steps"], _block_seconds(run)
+        _run, n, block_seconds = _window_run(runs)
         desc = _(
             "Timeline of one optimizer step: %(n)d micro-batches of a forward and a backward pass, each loss "
             "divided by %(n)d, their gradients adding up in .grad, then one optimizer step."
@@ -255,8 +252,8 @@ class MicroBatchWindow(Figure):
         return "".join([*parts, "</svg>"])
 
     def table(self, runs: Runs) -> Table:
-        run = _window_run(runs)
-        n, ms = run.config["accumulation_steps"], _block_seconds(run) * 1000
+        _run, n, block_seconds = _window_run(runs)
+        ms = block_seconds * 1000
         return [_("micro-batch"), _("time (ms)"), ".grad"], [
             [
                 str(k),
@@ -461,8 +458,8 @@ def _wall_time(runs: Runs) -> dict[str, str]:
 
 
 def _window(runs: Runs) -> dict[str, str]:
-    run = _window_run(runs)
-    return {"micro": str(run.micro_batch_size), "ms": fmt_number(_block_seconds(run) * 1000, 1), "device": run.device}
+    run, _n, block_seconds = _window_run(runs)
+    return {"micro": str(run.micro_batch_size), "ms": fmt_number(block_seconds * 1000, 1), "device": run.device}
 
 
 def _two_finals(runs: Runs) -> dict[str, str]:

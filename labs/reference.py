@@ -143,9 +143,8 @@ def _complete_sweeps() -> dict[str, str]:
 def reference_run_finished(run: LabRun) -> None:
     """Called by the worker when a reference run ends: once its whole sweep has succeeded, the
     figures and the guide pages that show them are rendered again."""
-    if LabRun.objects.filter(sweep=run.sweep, reference=True).exclude(status=LabRun.Status.SUCCEEDED).exists():
-        return
-    reference_results_changed()
+    if not LabRun.objects.filter(sweep=run.sweep, reference=True).exclude(status=LabRun.Status.SUCCEEDED).exists():
+        reference_results_changed()
 
 
 def reference_results_changed() -> None:
