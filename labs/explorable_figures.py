@@ -32,11 +32,10 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, loss_chart, loss_points, reference_figures
+from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, loss_chart, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS, Preset
 from .reference import cached, reference_index, reference_sweep_latest
-from .svg import Series
 
 TEMPLATE = "labs/_explorable.html"
 PANEL_TIMEOUT = 3600  # seconds; a new reference sweep, drawing or prediction is a new key anyway
@@ -193,10 +192,9 @@ def _chosen_context(preset: str, name: str, choice: Choice) -> dict:
         return {"missing_choice": choice}
     run, first = reference.runs[choice.index], reference.runs[0]
     shown = [first, run] if choice.index else [run]
-    x = FIGURES[(preset, name)].x
     svg = loss_chart(
-        [Series(r.label, loss_points(r, x)) for r in shown],
-        x=x,
+        shown,
+        x=FIGURES[(preset, name)].x,
         key=f"explore-{figure_id(preset, name)}-svg",
         title=str(PRESETS[preset].title),
         desc=gettext("Line chart of the training loss of the reference runs %(labels)s.")

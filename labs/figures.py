@@ -142,7 +142,11 @@ def loss_points(run: LabRun, x: str) -> list[tuple[float, float]]:
     return [(p[x], p["loss"]) for p in points if isinstance(p.get("loss"), int | float) and math.isfinite(p["loss"])]
 
 
-def loss_chart(series: list[Series], *, x: str, key: str, title: str, desc: str, log_y: bool = False) -> str:
+def loss_chart(runs: Runs, *, x: str, key: str, title: str, desc: str, log_if_wide: bool = False) -> str:
+    """The runs' training loss against `x`; with `log_if_wide`, on a log axis when losses span over 100×."""
+    series = [Series(run.label, loss_points(run, x)) for run in runs]
+    losses = [y for s in series for _x, y in s.points if y > 0]
+    log_y = log_if_wide and bool(losses) and max(losses) / min(losses) > 100
     return line_chart(
         series,
         id_prefix=key,
@@ -162,16 +166,8 @@ class LossCurves(Figure):
     desc = gettext_lazy("Line chart of the training loss against the optimizer step for %(count)d runs: %(labels)s.")
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
-        series = [Series(run.label, loss_points(run, self.x)) for run in runs]
-        losses = [y for s in series for _x, y in s.points if y > 0]
-        return loss_chart(
-            series,
-            x=self.x,
-            key=key,
-            title=title,
-            desc=str(self.desc) % {"count": len(runs), "labels": ", ".join(run.label for run in runs)},
-            log_y=bool(losses) and max(losses) / min(losses) > 100,
-        )
+        desc = str(self.desc) % {"count": len(runs), "labels": ", ".join(run.label for run in runs)}
+        return loss_chart(runs, x=self.x, key=key, title=title, desc=desc, log_if_wide=True)
 
     def table(self, runs: Runs) -> Table:
         """The loss of every run at every k-th step, the first and the last."""
