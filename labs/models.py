@@ -174,7 +174,7 @@ def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
 
 
 class FigurePrediction(models.Model):
-    """What a learner predicted a guide figure would show, before seeing it (labs/explorable.py):
+    """What a learner predicted a guide figure would show, before seeing it (labs/explorable_figures.py):
     an option of the figure (a run's choice, or "about the same"), and what the reference runs
     bore out when they answered (empty when the reference sweep had no result yet)."""
 
