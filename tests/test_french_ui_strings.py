@@ -13,7 +13,7 @@ from django.utils import translation
 from course.models import Guide
 from course.templatetags.site_tags import typeset
 from labs.presets import PRESETS
-from labs.templatetags.labs_tags import percent, progress
+from labs.templatetags.labs_tags import percent, progress, scientific
 from quizzes.models import Quiz
 from quizzes.services import quizzes_sync
 from tests.french_typography import faults, html_prose, po_entries, po_prose
@@ -91,3 +91,10 @@ def test_a_labs_percentage_is_set_on_french_pages():
         assert (percent(0.125), progress(45)) == ("12,5\u202f%", "45\u202f%")
     with translation.override("en"):
         assert (percent(0.125), progress(45)) == ("12.5 %", "45 %")  # as before
+
+
+def test_a_labs_scientific_number_has_a_decimal_comma_on_french_pages_as_in_the_figures():
+    with translation.override("fr"):
+        assert scientific(1.25e-7) == "1,2e-07"
+    with translation.override("en"):
+        assert (scientific(1.25e-7), scientific(None)) == ("1.2e-07", "—")

@@ -4,6 +4,8 @@ from django import template
 from django.utils.formats import number_format
 from django.utils.translation import get_language
 
+from labs.figures import sci
+
 register = template.Library()
 DASH = "—"
 
@@ -38,9 +40,8 @@ def progress(value) -> str:
 
 @register.filter
 def scientific(value) -> str:
-    """Tiny relative errors (1e-7) and big ones (0.3) on one scale."""
-    number = _number(value)
-    return DASH if number is None else f"{number:.1e}"
+    """Tiny relative errors (1e-7) and big ones (0.3) on one scale, as the figures write them."""
+    return sci(_number(value))
 
 
 @register.filter
