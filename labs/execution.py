@@ -25,7 +25,7 @@ from django.utils.translation import gettext_noop
 from labs.training.results import stored_metrics
 
 from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
-from .services import COPIED_RESULT_FIELDS, finished_originals
+from .services import finished_originals, reused_result
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +68,8 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     logger.info("lab run %s claimed by %s (attempt %s)", run.pk, worker, run.attempts)
     mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
-    if twin is not None:  # an identical run finished while this one waited
-        copied = {field: getattr(twin, field) for field in COPIED_RESULT_FIELDS}
-        fields = {"status": LabRun.Status.SUCCEEDED, "reused_from": twin, **copied}
-    else:
-        fields = _train_reporting(run, mine)
+    # An identical run may have finished while this one waited.
+    fields = reused_result(twin) if twin is not None else _train_reporting(run, mine)
     _finish(mine, run.pk, **fields)
     if fields["status"] != LabRun.Status.FAILED:
         _reference_done(run)

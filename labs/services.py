@@ -9,6 +9,7 @@ labs.workers sends a run to the broker; labs.execution trains it, inside the wor
 import logging
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -97,7 +98,8 @@ def lab_runs_store(
         )
         source = finished.get(fp)
         if source is not None:
-            copy_result(run, source)
+            for field, value in {**reused_result(source), "finished_at": timezone.now()}.items():
+                setattr(run, field, value)
         run.save()
         if source is None:
             transaction.on_commit(lambda pk=run.pk: lab_run_enqueue(run_id=pk, low_priority=reference))
@@ -121,13 +123,10 @@ def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
 COPIED_RESULT_FIELDS = ("curve", "validation", "metrics", "device", "torch_version", "done_steps", "total_steps")
 
 
-def copy_result(run: LabRun, source: LabRun) -> None:
-    """A finished twin's result on ``run`` (set, not saved); with finished_at, reused_from and status."""
-    run.status = LabRun.Status.SUCCEEDED
-    run.reused_from = source
-    for field in COPIED_RESULT_FIELDS:
-        setattr(run, field, getattr(source, field))
-    run.finished_at = timezone.now()
+def reused_result(source: LabRun) -> dict[str, Any]:
+    """The fields a run ends with when it reuses its finished twin's result (finished_at aside)."""
+    copied = {field: getattr(source, field) for field in COPIED_RESULT_FIELDS}
+    return {"status": LabRun.Status.SUCCEEDED, "reused_from": source, **copied}
 
 
 def _check_quotas(user: User, configs: list[RunConfig]) -> None:

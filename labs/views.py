@@ -250,6 +250,6 @@ def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
         "any_active": any(run.is_active for run in runs),
         **chart_view,
         "refs": refs,
-        "poll_url": reverse("labs:compare") + "?" + refs,
+        "poll_url": _compare_url(runs),
         "share_url": request.build_absolute_uri(share),
     }

@@ -112,14 +112,7 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
         # (and the learner) for every submission while Redis is down. The dispatcher sends it later.
         with celery_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=0)
-            celery_app.send_task(
-                EXECUTE_RUN,
-                args=[run_id],
-                queue=queue,
-                retry=False,
-                connection=connection,
-                **options,
-            )
+            celery_app.send_task(EXECUTE_RUN, args=[run_id], queue=queue, retry=False, connection=connection, **options)
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False
