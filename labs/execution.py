@@ -110,7 +110,7 @@ def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any]:
         return {"status": LabRun.Status.FAILED, "error": error}
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
-    result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.should_stop, text_dir=guides)
+    result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.stop.is_set, text_dir=guides)
     result = result.to_dict()
     return {
         "status": LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED,
@@ -148,7 +148,7 @@ class _Reporter:
     the points since the previous one as one LabRunCurveChunk, never the growing curve. A background
     thread refreshes the heartbeat every LAB_HEARTBEAT_INTERVAL seconds, so a run is alive
     even while torch loads or a step is slow. Both learn there that the learner cancelled, or
-    that the row is no longer ours, and `should_stop` tells the loop.
+    that the row is no longer ours, and `stop` tells the loop.
     """
 
     def __init__(self, mine, *, run_id: int) -> None:
@@ -169,9 +169,6 @@ class _Reporter:
     def __exit__(self, *exc: object) -> None:
         self.done.set()
         self.thread.join(timeout=30)
-
-    def should_stop(self) -> bool:
-        return self.stop.is_set()
 
     def on_progress(self, point: dict[str, Any], done_steps: int, total_steps: int) -> None:
         self.curve.append(point)

@@ -63,8 +63,8 @@ def _tiny_lm(**changes: Any) -> dict[str, Any]:
 
 
 def _guides_lm(**changes: Any) -> dict[str, Any]:
-    config = dict(task="guides-lm", norm="layer", effective_batch_size=16, accumulation_steps=4, steps=20)
-    return _base(**{**config, "optimizer": "adamw", "learning_rate": 0.003, **changes})
+    lm = _base(task="guides-lm", norm="layer", effective_batch_size=16, accumulation_steps=4, steps=20)
+    return lm | {"optimizer": "adamw", "learning_rate": 0.003, **changes}
 
 
 def _n_sweep(norm: str, values: tuple[int, ...] = (1, 4, 16), **changes: Any) -> tuple[PresetRun, ...]:

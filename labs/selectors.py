@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from itertools import islice
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from .models import LabRun
 from .workers import Worker, connected_workers
@@ -110,13 +110,11 @@ def queue_position(run: LabRun) -> int | None:
     learners' runs before the site's reference runs (sent at a lower priority)."""
     if run.status != LabRun.Status.QUEUED:
         return None
-    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED)
-    same_rank = queued.filter(reference=run.reference)
-    ahead = same_rank.filter(created_at__lt=run.created_at).count()
-    ahead += same_rank.filter(created_at=run.created_at, pk__lt=run.pk).count()
+    earlier = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
+    ahead = Q(reference=run.reference) & earlier
     if run.reference:
-        ahead += queued.filter(reference=False).count()
-    return ahead + 1
+        ahead |= Q(reference=False)
+    return LabRun.objects.filter(ahead, status=LabRun.Status.QUEUED).count() + 1
 
 
 def typical_run_seconds() -> float | None:
