@@ -1,5 +1,4 @@
 from django import forms
-from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -120,7 +119,7 @@ class RunForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.run_config: lab_config.RunConfig | None = None
         self.limits = site_limits()
-        self.fields["size"].help_text = format_lazy("{} {}", self.fields["size"].help_text, sizes_text(self.limits))
+        self.fields["size"].help_text = f"{self.fields['size'].help_text} {sizes_text(self.limits)}"
         self.fields["steps"].help_text = run_limits_text(self.limits)
 
     def clean(self) -> dict:
