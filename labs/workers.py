@@ -21,7 +21,6 @@ import dataclasses
 import functools
 import logging
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Mapping
@@ -132,11 +131,8 @@ def sizes_that_fit(device_class: str, memory_bytes: int | None) -> list[str]:
 
 
 def _nvidia_smi(query: str) -> str | None:
-    """One field of the first visible GPU, or None when nvidia-smi is absent or cannot say."""
-    nvidia_smi = shutil.which("nvidia-smi")
-    if nvidia_smi is None:
-        return None
-    command = [nvidia_smi, f"--query-gpu={query}", "--format=csv,noheader,nounits"]
+    """One field of the first visible GPU, or None when nvidia-smi is absent (OSError) or cannot say."""
+    command = ["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"]
     first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     if first:
         command += ["-i", first]
