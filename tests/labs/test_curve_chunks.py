@@ -67,7 +67,7 @@ def test_a_worker_whose_run_was_claimed_again_appends_nothing_and_stops(learner,
     assert again.curve_points() == [] and again.done_steps == 0
     assert LabRunCurveChunk.objects.filter(run=run).count() == 0  # the new claim starts the curve over
     stale.on_progress(point(2), 2, 6)
-    assert stale.should_stop() and LabRunCurveChunk.objects.filter(run=run).count() == 0
+    assert stale.stop.is_set() and LabRunCurveChunk.objects.filter(run=run).count() == 0
 
 
 def test_a_cancelled_run_appends_nothing_more(learner, tiny_config, settings):
@@ -76,7 +76,7 @@ def test_a_cancelled_run_appends_nothing_more(learner, tiny_config, settings):
     reporter.on_progress(point(1), 1, 6)
     assert services.lab_run_cancel(run=run)
     reporter.on_progress(point(2), 2, 6)
-    assert reporter.should_stop() and chunk_steps(run) == [[1]]
+    assert reporter.stop.is_set() and chunk_steps(run) == [[1]]
 
 
 @pytest.mark.slow  # trains a model (torch): make test runs it, make unit leaves it out
