@@ -167,12 +167,12 @@ def _check_quotas(user: User, configs: list[RunConfig]) -> None:
 def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
     """Seconds until the learner's first waiting or running run should end, and whether that is an
     estimate from recent runs (else: the longest a run may take once a worker holds it)."""
-    typical = typical_run_seconds()
     longest = settings.LAB_HARD_TIME_LIMIT
     active = list(LabRun.objects.filter(user=user, status__in=LabRun.ACTIVE).order_by("created_at", "pk"))
     running = [run for run in active if run.status == LabRun.Status.RUNNING and run.started_at]
     if running:
         elapsed = max((now - run.started_at).total_seconds() for run in running)  # the oldest ends first
+        typical = typical_run_seconds()
         if typical is not None and typical > elapsed:
             return max(1, round(typical - elapsed)), True
         return max(1, round(longest - elapsed)), False
