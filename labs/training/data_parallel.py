@@ -1,10 +1,11 @@
 """Running the training loop in G processes ("ranks"), and counting what DistributedDataParallel sends.
 
 The training is loop.train, whose one loop has the data-parallel parts (shares, DDP, no_sync). This
-module starts the ranks (start method "spawn") on a free local port, each in its process group (gloo
-on the CPU, nccl with one GPU per rank), relays rank 0's progress and the caller's cancellation, and
-always tears them down. A rank that raises, exits or hangs fails the run with a DataParallelError
-that says which; a rank whose parent is gone stops by itself.
+module starts the ranks (start method "spawn", through billiard, Celery's fork of multiprocessing) on
+a free local port, each in its process group (gloo on the CPU, nccl with one GPU per rank), relays
+rank 0's progress and the caller's cancellation, and always tears them down. A rank that raises,
+exits or hangs fails the run with a DataParallelError that says which; a rank whose parent is gone
+stops by itself.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import contextlib
 import dataclasses
 import io
 import itertools
-import multiprocessing.process
 import os
 import queue
 import signal
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+import billiard
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run
@@ -73,21 +73,23 @@ def run_ranks(
         raise ValueError(f"fault must be one of {_FAULTS}")
     world = config.processes
     device_type, backend = _backend(device, world)
-    context = mp.get_context("spawn")
+    # billiard, not multiprocessing: Celery's pool processes are daemonic, and the standard library
+    # refuses to start children from a daemonic process (billiard allows it). Ours are torn down in a
+    # finally, and each rank stops by itself when its parent is gone (_stop_check).
+    context = billiard.get_context("spawn")
     messages, stop = context.Queue(), context.Event()
     args = (world, _free_port(), backend, device_type, os.getpid(), timeout_seconds, messages, stop, fault)
     processes: list = []
     try:
-        with _may_have_children():  # a Process copies this process's settings when it is made
-            for rank in range(world):
-                process = context.Process(
-                    target=_rank_main,
-                    args=(rank, *args, train, config, options),
-                    name=f"lab-ddp-rank-{rank}",
-                    daemon=True,  # never outlives the worker
-                )
-                processes.append(process)
-                process.start()
+        for rank in range(world):
+            process = context.Process(
+                target=_rank_main,
+                args=(rank, *args, train, config, options),
+                name=f"lab-ddp-rank-{rank}",
+                daemon=True,  # never outlives the worker
+            )
+            processes.append(process)
+            process.start()
         return _supervise(processes, messages, stop, on_progress, should_stop, timeout_seconds)
     finally:
         stop_processes(processes)
@@ -119,23 +121,6 @@ def _backend(device: str | torch.device | None, world: int) -> tuple[str, str]:
     if gpus < world:
         raise ValueError(f"{world} processes need {world} GPUs (one each); this machine has {gpus}.")
     return "cuda", "nccl"
-
-
-@contextlib.contextmanager
-def _may_have_children():
-    """Celery's pool runs tasks in daemonic processes, which multiprocessing forbids to start children
-    (so they cannot outlive a killed daemon), and leaves its own authkey type, which the spawn pickler
-    refuses. Ours are torn down in a finally, and each rank stops by itself when its parent is gone
-    (_stop_check), so the flag is lifted while they start."""
-    config = multiprocessing.process.current_process()._config
-    saved = dict(config)
-    config["daemon"] = False
-    config["authkey"] = multiprocessing.process.AuthenticationString(bytes(config["authkey"]))
-    try:
-        yield
-    finally:
-        config.clear()
-        config.update(saved)
 
 
 def _free_port() -> int:
