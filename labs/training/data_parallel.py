@@ -163,9 +163,7 @@ def _failure(processes: list, messages, reported: tuple | None = None) -> DataPa
     while time.monotonic() < deadline:
         for rank, process in enumerate(processes):
             if process.exitcode not in (None, 0, 1, _ABORTED):
-                return DataParallelError(
-                    f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
-                )
+                return _ended_early(rank, world, process)
         time.sleep(0.05)
     with contextlib.suppress(queue.Empty):  # a rank flushes its reason before it exits: it is in the pipe
         while reported is None:
@@ -175,10 +173,14 @@ def _failure(processes: list, messages, reported: tuple | None = None) -> DataPa
         return DataParallelError(f"Process {reported[1]} of {world} failed: {reported[2]}")
     for rank, process in sorted(enumerate(processes), key=lambda pair: pair[1].exitcode == _ABORTED):
         if process.exitcode not in (None, 0):
-            return DataParallelError(
-                f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
-            )
+            return _ended_early(rank, world, process)
     return DataParallelError(f"All {world} processes ended without reporting a result.")
+
+
+def _ended_early(rank: int, world: int, process) -> DataParallelError:
+    return DataParallelError(
+        f"Process {rank} of {world} ended with exit code {process.exitcode} before the run finished."
+    )
 
 
 # ---------------------------------------------------------------- rank side
