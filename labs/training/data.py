@@ -128,31 +128,25 @@ def _tiny_lm(seed: int) -> TaskData:
     return TaskData(train_x, train_y, val_x, val_y, train_len, val_len)
 
 
-def guide_files(text_dir: Path) -> list[Path]:
-    files = guide_text_files(text_dir)  # the same files as the fingerprint's text version
-    if not files:
-        raise ValueError(f"no guide text (<slug>/en.md, hi.md or fr.md) in {text_dir}")
-    return files
-
-
 def paragraphs(text: str) -> list[str]:
     """The paragraphs of one guide file, front matter removed."""
     body = _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1)
     return [part.strip() for part in _BLANK_LINES.split(body) if part.strip()]
 
 
-def is_validation(paragraph: str) -> bool:
-    digest = hashlib.sha256(paragraph.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") % VAL_EVERY == 0
-
-
 def split_paragraphs(text_dir: Path) -> tuple[list[str], list[str]]:
-    """(train, validation) paragraphs of every guide file, in a fixed order."""
+    """(train, validation) paragraphs of every guide file, in a fixed order; a paragraph is
+    validation when a hash of its text says so."""
+    files = guide_text_files(text_dir)  # the same files as the fingerprint's text version
+    if not files:
+        raise ValueError(f"no guide text (<slug>/en.md, hi.md or fr.md) in {text_dir}")
     train: list[str] = []
     val: list[str] = []
-    for path in guide_files(text_dir):
+    for path in files:
         for paragraph in paragraphs(path.read_text(encoding="utf-8")):
-            (val if is_validation(paragraph) else train).append(paragraph)
+            digest = hashlib.sha256(paragraph.encode("utf-8")).digest()
+            is_validation = int.from_bytes(digest[:4], "big") % VAL_EVERY == 0
+            (val if is_validation else train).append(paragraph)
     return train, val
 
 

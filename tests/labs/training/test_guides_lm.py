@@ -106,7 +106,7 @@ def test_real_text_in_three_languages_becomes_padded_byte_sequences(tmp_path: Pa
     assert targets.tolist() == [[ord("a") + 2, ord("b") + 2, IGNORE_INDEX, IGNORE_INDEX], [122, 123, 124, IGNORE_INDEX]]
     assert lengths.tolist() == [2, 3]
     with pytest.raises(ValueError, match="no guide text"):
-        data.guide_files(tmp_path / "missing")
+        data.split_paragraphs(tmp_path / "missing")
 
 
 # ---------------------------------------------------------------- accumulation
