@@ -288,17 +288,16 @@ class Feed:
 
 
 def _divisors(config: RunConfig, feed: Feed, step: int) -> list[float]:
-    """What each micro-batch's summed loss is divided by before backward (G times less with G ranks)."""
+    """What each micro-batch's summed loss is divided by before backward: G times less with G ranks,
+    as DDP averages their gradients (whole numbers, so the divisions below are exact)."""
     n, g, counts = config.accumulation_steps, config.processes, feed.micro_count[step]
     if config.loss_scaling == "mean":
-        divisors = [feed.window_count[step]] * n
-    elif config.loss_scaling == PER_RANK_SCALING:
-        divisors = [feed.local_count[step] * g] * n
-    elif config.loss_scaling == "sum":
-        divisors = counts  # each micro-batch's own mean, never divided by N
-    else:  # mean_of_micro_means, over all G × N micro-batches
-        divisors = [count * n * g for count in counts]
-    return divisors if g == 1 else [divisor / g for divisor in divisors]
+        return [feed.window_count[step] / g] * n
+    if config.loss_scaling == PER_RANK_SCALING:
+        return [feed.local_count[step]] * n  # its rank's share × G, over G
+    if config.loss_scaling == "sum":
+        return [count / g for count in counts]  # each micro-batch's own mean, never divided by N
+    return [count * n for count in counts]  # mean_of_micro_means: over all G × N micro-batches, over G
 
 
 def _all_reduce(values: list, device: torch.device, op: Any = dist.ReduceOp.SUM) -> list[int]:
