@@ -4,7 +4,7 @@ it saved, alive until then: the peak is N times one micro-batch's. One `backward
 frees each graph before the next forward, for the same gradient.
 
 Activation memory is measured as the bytes of the tensors autograd saves for backward (parameters
-excluded), tracked live with saved-tensor hooks, as the labs do on the CPU (labs/training/metrics.py).
+excluded), tracked live with saved-tensor hooks, as the labs do on the CPU (labs/training/loop.py).
 Used by: guide quiz `bug-one-backward-per-window` (what-is-gradient-accumulation).
 """
 

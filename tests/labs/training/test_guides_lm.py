@@ -11,8 +11,7 @@ import torch
 from labs.training import data
 from labs.training.config import DEFAULT_CONFIG, RunConfig
 from labs.training.data import BOS, IGNORE_INDEX, PAD, load_task_data
-from labs.training.loop import Feed, loss_sum, run_experiment
-from labs.training.metrics import ActivationMeter
+from labs.training.loop import ActivationMeter, Feed, loss_sum, run_experiment
 from labs.training.models import build_model
 from labs.training.sizes import SIZES
 
