@@ -40,8 +40,8 @@ class ModelSize:
         embeddings = VOCAB_SIZE * d + self.context * d
         return embeddings + self.layers * block + per_norm + d * VOCAB_SIZE + VOCAB_SIZE
 
-    def state_bytes(self, norm: str = "layer") -> int:
-        return self.parameter_count(norm) * STATE_BYTES_PER_PARAMETER
+    def state_bytes(self) -> int:
+        return self.parameter_count() * STATE_BYTES_PER_PARAMETER  # with layer norm, as the sizes are described
 
     def memory_bytes(self) -> int:
         """The least memory a worker needs for this size: its state and one full-context sequence's
