@@ -372,7 +372,7 @@ def relative_grad_difference(
 
 def _divisors(config: RunConfig, feed: Feed, step: int) -> list[float]:
     """What each micro-batch's summed loss is divided by before backward: G times less with G ranks,
-    as DDP averages their gradients (whole numbers, so the divisions below are exact)."""
+    as DDP averages their gradients."""
     n, g, counts = config.accumulation_steps, config.processes, feed.micro_count[step]
     if config.loss_scaling == "mean":
         return [feed.window_count[step] / g] * n
