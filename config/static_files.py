@@ -6,14 +6,18 @@ lets an audio player show the narration's duration and seek in it. Two additions
 
 - `Accept-Ranges: bytes` on every file, which WhiteNoise does not send (added by the function
   settings.py gives WhiteNoise as WHITENOISE_ADD_HEADERS_FUNCTION);
-- a one-byte range (`bytes=0-0`, `bytes=-1`) is served, where WhiteNoise 6.12 answers 416
-  (evansd/whitenoise#711: its check `start >= end` treats an inclusive end as exclusive).
+- the `Range` header read as RFC 9110 (section 14.1.1) writes it, by ByteRangeFile: a one-byte range
+  (`bytes=0-0`, `bytes=-1`) is served, where WhiteNoise 6.12 answers 416 (evansd/whitenoise#711: its
+  check `start >= end` treats an inclusive end as exclusive); an empty suffix (`bytes=-0`) is 416,
+  where WhiteNoise reads it as `bytes=0-`; positions are ASCII digits only, where WhiteNoise's int()
+  also takes signs, underscores, spaces and other scripts' digits (such a header is ignored).
 
 Static files are found once, when the process starts (they only change with a deployment). Media
 files are looked up on each request instead, since the narration is generated while the site runs
 (`generate_narration`, the tests); WhiteNoise's look-up keeps the path inside MEDIA_ROOT.
 """
 
+import re
 from http import HTTPStatus
 
 from django.conf import settings
@@ -22,17 +26,31 @@ from whitenoise.base import WhiteNoise
 from whitenoise.middleware import WhiteNoiseMiddleware
 from whitenoise.responders import Response, SlicedFile, StaticFile
 
+# One range, `first-last`, `first-` or `-suffix`; anything else (several ranges among them) is ignored.
+BYTE_RANGE_RE = re.compile(r"bytes=([0-9]*)-([0-9]*)")
+
 
 class ByteRangeFile(StaticFile):
-    """WhiteNoise's file, serving a one-byte range too (the rest is WhiteNoise's own answer)."""
+    """WhiteNoise's file, with the `Range` header read strictly (the rest is WhiteNoise's own answer)."""
 
     def get_range_response(self, range_header, base_headers, file_handle):
+        """206 with the range, 416 for a range the file cannot satisfy; a ValueError makes WhiteNoise
+        answer the whole file (200), as RFC 9110 allows for a header the server does not read."""
         size = next(int(value) for name, value in base_headers if name == "Content-Length")
-        start, end = self.get_byte_range(range_header, size)
-        if start != end or start >= size:
-            return super().get_range_response(range_header, base_headers, file_handle)
+        match = BYTE_RANGE_RE.fullmatch(range_header.strip())
+        if match is None or match.groups() == ("", ""):
+            raise ValueError(range_header)
+        first, last = match.groups()
+        if first:
+            start, end = int(first), min(int(last), size - 1) if last else size - 1
+            if last and int(last) < start:
+                raise ValueError(range_header)  # RFC 9110: an invalid range, which a server may ignore
+        else:
+            start, end = max(size - int(last), 0), size - 1
+        if start >= size or not (first or int(last)):  # past the end, or an empty suffix ("-0")
+            return self.get_range_not_satisfiable_response(file_handle, size)
         headers = [item for item in base_headers if item[0] != "Content-Length"]
-        headers += [("Content-Range", f"bytes {start}-{end}/{size}"), ("Content-Length", "1")]
+        headers += [("Content-Range", f"bytes {start}-{end}/{size}"), ("Content-Length", str(end - start + 1))]
         body = SlicedFile(file_handle, start, end) if file_handle is not None else None
         return Response(HTTPStatus.PARTIAL_CONTENT, headers, body)
 

@@ -119,3 +119,22 @@ def test_a_real_http_range_request_to_the_running_site(live_server, narration_fi
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(past)
     assert refused.value.code == 416
+
+
+@pytest.mark.parametrize("url", URLS)
+@pytest.mark.parametrize("header", ["bytes=-0", "bytes=-00", " bytes=-0 "])
+def test_an_empty_suffix_range_is_416(files, url, header):
+    """RFC 9110 section 14.1.1: a suffix range is satisfiable only when its length is not zero; WhiteNoise
+    reads "-0" as "0-" and answers the whole file as a 206."""
+    response = files.get(url, headers={"Range": header})
+    assert response.status_code == 416
+    assert response["Content-Range"] == f"bytes */{SIZE}"
+
+
+@pytest.mark.parametrize("url", URLS)
+@pytest.mark.parametrize("header", ["bytes=1_0-2_0", "bytes=²-", "bytes=-١", "bytes=+5-10", "bytes=5 -10"])
+def test_a_range_with_anything_but_ascii_digits_gets_the_whole_file(files, url, header):
+    """Python's int() also reads underscores, signs, spaces and other scripts' digits; RFC 9110's
+    positions are ASCII digits only, and a range that is not one is ignored like any unreadable one."""
+    response = files.get(url, headers={"Range": header})
+    assert response.status_code == 200 and content(response) == BODY
