@@ -37,7 +37,7 @@ def on_starting(server) -> None:
         server.log.warning(refused)
     for address in server.cfg.bind:
         host, _sep, port = address.rpartition(":")
-        if host and port.isdigit():
+        if host and port.isascii() and port.isdigit():  # isdigit() alone takes "²", which int() refuses
             warning = site_url_port_warning(settings.SITE_URL, int(port))
             if warning:
                 server.log.warning(warning)

@@ -69,7 +69,9 @@ def runs_by_refs(*, refs: list[str], user) -> list[LabRun]:
     for ref in dict.fromkeys(r.strip() for r in refs if r.strip()):
         if len(runs) == MAX_COMPARED:
             break
-        run = run_visible(run_id=int(ref), user=user) if ref.isdigit() and len(ref) < 19 else run_shared(token=ref)
+        # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.
+        is_id = ref.isascii() and ref.isdigit() and len(ref) < 19
+        run = run_visible(run_id=int(ref), user=user) if is_id else run_shared(token=ref)
         if run is not None and run not in runs:
             runs.append(run)
     return runs

@@ -71,6 +71,17 @@ def test_the_web_server_logs_the_warning_at_start(settings, caplog):
     assert "ALLOWED_HOSTS" in caplog.text and "course.example.org" in caplog.text
 
 
+def test_a_bind_port_of_other_digits_than_ascii_is_not_compared(settings, caplog):
+    """str.isdigit() takes "80²", which int() refuses: start-up must not stop on it (gunicorn says
+    what is wrong with the address when it binds)."""
+    settings.SITE_URL, settings.PORT = "http://127.0.0.1:8000", 8000
+    bind = ["0.0.0.0:80²", "0.0.0.0:9000"]
+    server = SimpleNamespace(cfg=SimpleNamespace(bind=bind), log=logging.getLogger("gunicorn.error"))
+    with caplog.at_level(logging.WARNING, logger="gunicorn.error"):
+        gunicorn_settings().on_starting(server)
+    assert "9000" in caplog.text and "80²" not in caplog.text  # the other address is still compared
+
+
 def admin_page(client, host: str, language: str = "en"):
     response = client.get(reverse("admin:index"), HTTP_HOST=host, HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 200

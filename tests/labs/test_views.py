@@ -215,6 +215,16 @@ def test_the_compare_page_tolerates_odd_queries(client, db, query):
     assert client.get(reverse("labs:compare") + query).status_code == 200
 
 
+@pytest.mark.parametrize("name", ["labs:compare", "labs:compare_json", "labs:compare_csv"])
+@pytest.mark.parametrize("ref", ["²", "1²", "１"])  # str.isdigit() takes them; int() refuses the first two
+def test_a_run_id_with_digits_other_than_ascii_is_no_run(client, db, name, ref):
+    """Only ASCII digits make a run id; anything else is looked up as a share token, which it is not."""
+    response = client.get(reverse(name), {"run": ref})
+    assert response.status_code == 200
+    if name == "labs:compare_json":
+        assert response.json() == {"runs": []}
+
+
 def test_the_dashboard_lists_the_learners_recent_runs(learner_client, learner, make_run):
     run = make_run(learner, status=LabRun.Status.FAILED, error="boom")
     html = learner_client.get(reverse("accounts:dashboard")).content.decode()
