@@ -32,7 +32,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, loss_chart, reference_figures
+from .figures import CACHE_VERSION, FIGURES, METRICS, CurveView, ReferenceFigures, loss_chart, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS, Preset
 from .reference import cached, reference_index, reference_sweep_latest
@@ -194,7 +194,7 @@ def _chosen_context(preset: str, name: str, choice: Choice) -> dict:
     shown = [first, run] if choice.index else [run]
     svg = loss_chart(
         shown,
-        x=FIGURES[(preset, name)].x,
+        view=CurveView(x=FIGURES[(preset, name)].x),
         key=f"explore-{figure_id(preset, name)}-svg",
         title=str(PRESETS[preset].title),
         desc=gettext("Line chart of the training loss of the reference runs %(labels)s.")

@@ -4,8 +4,8 @@ the pieces the figures of labs/figures.py draw their own diagrams with.
 Plain Python (no torch, no Django): callers pass text already translated and a number
 formatter for the page's language. Every chart carries a <title> and a <desc> that screen
 readers announce (role="img", aria-labelledby), axis labels and tick values as text, and a
-legend; lines differ by dash pattern as well as colour, so they read in greyscale and print.
-Text is escaped here; the result is safe to put in a page.
+legend; lines differ by dash pattern as well as colour, and markers by shape, so they read in
+greyscale and print. Text is escaped here; the result is safe to put in a page.
 """
 
 import math
@@ -15,6 +15,7 @@ from html import escape
 
 COLORS = ("#1f4e8c", "#c2410c", "#1d6b3a", "#7a1fa2", "#9b2226", "#0e7490", "#a16207", "#4b5563")
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
+MARKERS = ("circle", "square", "diamond", "triangle", "triangle-down")  # a series' marks, by its place
 WIDTH, HEIGHT = 640, 360
 MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
 LEGEND_ROW = 20
@@ -43,6 +44,7 @@ def tick_decimals(ticks: Sequence[float], log: bool = False) -> list[int]:
 class Series:
     label: str
     points: Sequence[tuple[float, float]]  # (x, y), x increasing
+    marks: Sequence[tuple[float, float]] = ()  # a few points drawn as markers on the same axes (validation checks)
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,21 @@ def _dash(i: int) -> str:
     return f' stroke-dasharray="{dash}"' if dash else ""
 
 
+def _marker(i: int, cx: float, cy: float, styled: bool) -> str:
+    """The i-th series' marker centred on (cx, cy): its own shape, or a circle for every series
+    when lines are not `styled`."""
+    shape = MARKERS[i % len(MARKERS)] if styled else MARKERS[0]
+    if shape == "square":
+        return f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8"/>'
+    if shape == "diamond":
+        return f'<path d="M{cx:.1f} {cy - 5.5:.1f}l5.5 5.5-5.5 5.5-5.5-5.5z"/>'
+    if shape == "triangle":
+        return f'<path d="M{cx:.1f} {cy - 5:.1f}l5 9h-10z"/>'
+    if shape == "triangle-down":
+        return f'<path d="M{cx:.1f} {cy + 5:.1f}l5-9h-10z"/>'
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5"/>'
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -123,11 +140,16 @@ def line_chart(
     x_label: str,
     y_label: str,
     log_y: bool = False,
+    styled: bool = True,
     fmt: Formatter = plain_number,
 ) -> str:
-    """Curves on shared axes, with a legend below the plot."""
+    """Curves on shared axes, with a legend below the plot. A series' marks are drawn as markers of
+    its colour, each series its own shape. Not `styled`: every line solid and every marker round,
+    the series told apart by colour alone."""
     drawn = [[(x, y) for x, y in s.points if _on_axis(y, log_y)] for s in series]
-    points = [point for line in drawn for point in line]
+    marked = [[(x, y) for x, y in s.marks if _on_axis(y, log_y)] for s in series]
+    points = [point for line in (*drawn, *marked) for point in line]
+    dash = _dash if styled else (lambda i: "")
     left, right, top, bottom = MARGIN["left"], WIDTH - MARGIN["right"], MARGIN["top"], HEIGHT - MARGIN["bottom"]
     parts = svg_open(id_prefix, title, desc, HEIGHT + LEGEND_ROW * len(series))
     if points:
@@ -146,13 +168,17 @@ def line_chart(
             parts.append(svg_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
         for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
             parts.append(svg_text(x(value), bottom + 18, fmt(value, decimals)))
-        for i, line in enumerate(drawn):
+        for i, (line, marks) in enumerate(zip(drawn, marked, strict=True)):
             if line:
                 path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line)
                 parts.append(
-                    f'<polyline fill="none" stroke="{_color(i)}" stroke-width="2" stroke-linejoin="round"{_dash(i)} '
+                    f'<polyline fill="none" stroke="{_color(i)}" stroke-width="2" stroke-linejoin="round"{dash(i)} '
                     f'points="{path}"/>'
                 )
+            if marks:
+                parts.append(f'<g fill="{_color(i)}">')
+                parts += [_marker(i, x(mx), y(my), styled) for mx, my in marks]
+                parts.append("</g>")
     parts.append(svg_text((left + right) / 2, bottom + 40, x_label))
     middle = (top + bottom) / 2
     parts.append(svg_text(16, middle, y_label, extra=f' transform="rotate(-90 16 {middle:.1f})"'))
@@ -160,8 +186,10 @@ def line_chart(
         row = HEIGHT + i * LEGEND_ROW
         parts.append(
             f'<line x1="{left}" y1="{row - 4}" x2="{left + 28}" y2="{row - 4}" stroke="{_color(i)}" '
-            f'stroke-width="3"{_dash(i)}/>'
+            f'stroke-width="3"{dash(i)}/>'
         )
+        if s.marks:  # the sample shows the series' marker too
+            parts.append(f'<g fill="{_color(i)}">{_marker(i, left + 14, row - 4, styled)}</g>')
         parts.append(svg_text(left + 36, row, s.label, "start"))
     parts.append("</svg>")
     return "".join(parts)
