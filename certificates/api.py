@@ -238,7 +238,7 @@ def key(request: HttpRequest, thumbprint: str):
     summary="A certificate, its status and its signed Open Badges 3.0 credential",
     response={200: Certificate, 404: Error, 429: Error},
 )
-@decorate_view(public_document(60), rate_limit("certificate_lookup"))  # one counter with the verify page
+@decorate_view(rate_limit("certificate_lookup"), public_document(60))  # one counter with the verify page
 def certificate(request: HttpRequest, id: str):  # `id`: the parameter name the document gives
     """Revoked and superseded certificates are answered too. The ID may be grouped (ABCD-EFGH-...)
     or not, in any case."""

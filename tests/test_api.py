@@ -147,6 +147,26 @@ def test_a_rate_limited_api_request_is_a_json_429(client, db, settings):
     assert "Please wait" in error_shape(response)["error"]
 
 
+def cors_headers(response) -> dict[str, str]:
+    return {name: value for name, value in response.headers.items() if name.lower().startswith("access-control-")}
+
+
+def test_a_rate_limited_public_document_still_answers_other_sites(client, db, settings):
+    """A verifier on another site reads the 429 (and its Retry-After) as it reads the 200: without
+    the CORS headers the browser hides the answer and the verifier sees only a network error. The
+    429 is no public document: no cache may keep it for others."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "1/m"}
+    other_site = {"Origin": "https://wallet.example"}
+    found = client.get("/api/certificates/issuer", headers=other_site)
+    assert found.status_code == 200 and cors_headers(found)["Access-Control-Allow-Origin"] == "*"
+    assert client.get("/api/certificates/AAAA", headers=other_site).status_code == 404
+    limited = client.get("/api/certificates/AAAA", headers=other_site)
+    assert limited.status_code == 429 and int(limited["Retry-After"]) > 0
+    assert cors_headers(limited) == cors_headers(found)
+    assert "retry-after" in cors_headers(limited)["Access-Control-Expose-Headers"].lower()
+    assert "public" not in limited.get("Cache-Control", "")
+
+
 def test_the_dashboard_links_to_the_docs_page(learner):
     client = Client()
     client.force_login(learner)
