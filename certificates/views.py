@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.forms import validate_printable_name
 from accounts.services import profile_for
+from config.formats import month_names
 from config.ratelimit import rate_limit
 from course.page_cache import public_page
 from quizzes.models import Attempt
@@ -145,7 +146,7 @@ def _never_issued(request: HttpRequest, certificate_id: str) -> HttpResponse:
 
 
 def _verify_page(request: HttpRequest, form: LookupForm, status: int = 200) -> HttpResponse:
-    context = {"issuer": credentials.issuer_id(), "form": form}
+    context = {"issuer": credentials.issuer_id(), "form": form, "month_names": month_names()}
     return render(request, "certificates/verify_credential.html", context, status=status)
 
 

@@ -204,13 +204,21 @@
     if (href !== undefined) element.setAttribute("href", href);
   }
 
+  // A date as the site's pages write it (config/formats): day, the month's name as the page gives
+  // it, year, in UTC like them ("7 Dec 2026", "7 दिसंबर 2026", "7 déc. 2026").
+  var MONTH_NAMES = (root.dataset.monthNames || "").split("|");
+
+  function writtenDate(moment) {
+    return moment.getUTCDate() + " " + MONTH_NAMES[moment.getUTCMonth()] + " " + moment.getUTCFullYear();
+  }
+
   function showDetails(payload, name) {
     var subject = payload.credentialSubject || {};
     var resultValue = ((subject.result || [])[0] || {}).value;
     var issued = new Date(payload.validFrom);
     var language = document.documentElement.lang || undefined;
     fill("name", name);
-    fill("issued", isNaN(issued) ? "" : new Intl.DateTimeFormat(language, { dateStyle: "long" }).format(issued));
+    fill("issued", isNaN(issued) ? "" : writtenDate(issued));
     // French sets a narrow no-break space before a number's % ("90–100 %"), as the site's French pages do.
     fill("band", language === "fr" && resultValue ? String(resultValue).replace(/(\d) ?%/g, "$1\u202f%") : resultValue);
     var page = certificatePage(payload);

@@ -6,6 +6,7 @@ gives is sent to the server."""
 
 import base64
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import formats, translation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,6 +66,14 @@ def verdict(page) -> str:
     return shown[0]
 
 
+def written_date(moment, language: str) -> str:
+    """The date as the site's pages write it in `language` (config/formats), not numbers only."""
+    with translation.override(language):
+        written = formats.date_format(moment, "DATE_FORMAT")
+    assert re.fullmatch(r"\d{1,2} \S+ \d{4}", written), written
+    return written
+
+
 def serious_axe_findings(page) -> list[str]:
     page.evaluate(AXE.read_text(encoding="utf-8"))  # evaluate is not bound by the page's CSP
     violations = page.evaluate("() => axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)")
@@ -88,6 +98,7 @@ def test_a_valid_credential_is_valid_and_stays_in_the_browser(new_page, live_ser
     assert serious_axe_findings(page) == []
     assert page.text_content('[data-field="name"]') == "Asha Verma"
     assert page.text_content('[data-field="band"]') == issued.score_band
+    assert page.text_content('[data-field="issued"]') == written_date(issued.issued_at, "en")  # "7 Dec 2026"
     assert page.get_attribute('[data-field="page"]', "href").endswith(f"/en/certificates/{issued.display_id}/")
     assert_nothing_uploaded(page, issued.credential)
     assert any(url.endswith("/api/certificates/revocations/1") for _m, url, _b in page.sent)
@@ -155,6 +166,7 @@ def test_a_french_page_shows_the_band_in_french_typography(new_page, live_server
     assert verdict(page) == "valid"
     assert issued.score_band.endswith("%")
     assert page.text_content('[data-field="band"]') == issued.score_band[:-1] + "\u202f%"  # "90–100 %"
+    assert page.text_content('[data-field="issued"]') == written_date(issued.issued_at, "fr")  # "7 déc. 2026"
 
 
 def test_the_certificate_pdf_is_checked_when_chosen_or_dropped(new_page, live_server, issued):

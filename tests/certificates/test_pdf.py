@@ -81,5 +81,5 @@ def test_the_french_pdf_is_set_in_french_typography():
     )
     text = extracted_text(certificate_pdf(certificate, "https://course.example.org/fr/certificates/x/"))
     assert "Vérifier ce certificat\u00a0: / Verify this certificate:" in text
-    assert "Tranche de score 90–100\u202f% · délivré le 1 décembre 2026" in text
+    assert "Tranche de score 90–100\u202f% · délivré le 1 déc. 2026" in text
     assert "Score band 90–100% · issued" in text  # the English line beneath keeps English typography
