@@ -38,7 +38,7 @@ urlpatterns = [
     path(
         "password/reset/",
         rate_limit("password_reset", method="POST")(
-            auth_views.PasswordResetView.as_view(
+            views.PasswordResetView.as_view(
                 template_name="accounts/form_page.html",
                 email_template_name="accounts/email/password_reset.txt",
                 subject_template_name="accounts/email/password_reset_subject.txt",

@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,6 +17,16 @@ from .dashboard import render_sections
 from .forms import ApiTokenForm, ProfileForm, SignUpForm
 from .models import ApiToken
 from .services import account_sign_up, profile_for
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, but the e-mail's link starts with SITE_URL, as every e-mail of the site does: Django
+    builds it from the Host the request named, which a forged request (through a proxy that passes any
+    Host on) sets to a site that would then receive the learner's reset token."""
+
+    def form_valid(self, form):
+        self.extra_email_context = {"site_url": settings.SITE_URL}
+        return super().form_valid(form)
 
 
 @require_http_methods(["GET", "POST"])

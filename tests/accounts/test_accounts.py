@@ -113,6 +113,46 @@ def test_password_reset_by_email(client, learner):
     assert Client().login(username="asha", password=new_password)
 
 
+SITE = "https://course.example.org"
+FORGED_HOST = "attacker.example"
+
+
+@pytest.fixture
+def forged_host(settings):
+    """A Host the site accepts (a proxy that passes any Host on, or a wildcard ALLOWED_HOSTS) but that
+    is not SITE_URL's: a link built from it would hand the learner's reset token to its owner."""
+    settings.SITE_URL = SITE
+    settings.ALLOWED_HOSTS = ["course.example.org", FORGED_HOST]
+    return Client(HTTP_HOST=FORGED_HOST)
+
+
+def links_in(message) -> list[str]:
+    return re.findall(r"https?://\S+", message.body)
+
+
+def test_the_password_reset_link_names_site_url_whatever_host_the_request_named(forged_host, learner):
+    response = forged_host.post("/en/accounts/password/reset/", {"email": "asha@example.com"})
+    assert response.status_code == 302
+    (message,) = mail.outbox
+    (link,) = links_in(message)
+    assert link.startswith(f"{SITE}/en/accounts/password/reset/"), link
+    assert FORGED_HOST not in message.body
+
+
+def test_every_other_email_links_to_site_url_whatever_host_the_request_named(
+    forged_host, learner, django_capture_on_commit_callbacks
+):
+    """The sign-up's welcome, the notice to an address's holder and the newsletter's confirmation."""
+    with django_capture_on_commit_callbacks(execute=True):
+        _signup(forged_host, language="en", username="ravi", email="ravi@example.com")
+        _signup(Client(HTTP_HOST=FORGED_HOST), language="en", username="mallory", email="asha@example.com")
+    forged_host.post("/en/newsletter/", {"email": "reader@example.com"}, HTTP_ORIGIN=f"http://{FORGED_HOST}")
+    assert len(mail.outbox) == 3
+    links = [link for message in mail.outbox for link in links_in(message)]
+    assert links and all(link.startswith(f"{SITE}/") for link in links), links
+    assert all(FORGED_HOST not in message.body for message in mail.outbox)
+
+
 def test_changing_the_certificate_name(learner_client, learner):
     response = learner_client.post("/en/accounts/profile/", {"full_name": "Asha V. Verma"})
     assert response.status_code == 302
