@@ -161,7 +161,10 @@ def verify_credential(request: HttpRequest) -> HttpResponse:
 @require_GET
 def lookup(request: HttpRequest) -> HttpResponse:
     """The look-up form's answer: the certificate's page for a well-formed ID (which says whether such a
-    certificate was ever issued, under the page's rate limit), or the form again saying what is wrong."""
+    certificate was ever issued, under the page's rate limit), or the form again saying what is wrong.
+    Opened with no ID at all (a bookmark, a typed address), it is the form itself."""
+    if "id" not in request.GET:
+        return _verify_page(request, LookupForm())
     form = LookupForm(request.GET)
     if not form.is_valid():
         return _verify_page(request, form, status=400)

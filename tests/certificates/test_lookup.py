@@ -55,8 +55,22 @@ def test_bad_input_gets_the_form_back_with_what_is_wrong(typed, message):
     assert "<script>alert(1)</script>" not in response.text
 
 
-def test_no_query_at_all_is_a_400_not_a_500():
-    assert Client().get(reverse("certificates:lookup")).status_code == 400
+def test_the_look_up_opened_directly_shows_its_form_without_an_error():
+    """A bookmarked or typed /certificates/lookup/ is not a bad request: nothing was asked yet."""
+    response = Client().get(reverse("certificates:lookup"))
+    assert response.status_code == 200
+    assert 'name="id"' in response.text and "Look up the certificate" in response.text
+    assert 'id="lookup-errors"' not in response.text and "This field is required." not in response.text
+
+
+@pytest.mark.parametrize(
+    ("language", "label"),
+    [("en", "Verify a certificate"), ("hi", "प्रमाणपत्र सत्यापित करें"), ("fr", "Vérifier un certificat")],
+)
+def test_every_page_footer_links_to_the_certificate_check(language, label):
+    html = Client().get(localized("course:home", language=language)).text
+    footer = html.split("<footer", 1)[1]
+    assert f'<a href="{localized("certificates:verify_credential", language=language)}">{label}</a>' in footer
 
 
 @pytest.mark.parametrize(
