@@ -256,7 +256,8 @@ if HTTPS and not SECURE_HSTS_PRELOAD:
 RATE_LIMITS = {
     "signup": env_rate("SIGNUP_RATE", "10/h"),  # accounts created per address
     "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address (learners' and staff's forms)
-    "login_username": env_rate("LOGIN_USERNAME_RATE", "10/15m"),  # log-in attempts per user name, any address
+    # log-in attempts per user name from one address (never per name alone: that locks its owner out)
+    "login_username_address": env_rate("LOGIN_USERNAME_ADDRESS_RATE", "10/15m"),
     "password_reset": env_rate("PASSWORD_RESET_RATE", "5/h"),  # reset e-mails asked for per address
     "api_token_create": env_rate("API_TOKEN_CREATE_RATE", "20/h"),  # API tokens created per learner
     "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per address
@@ -344,6 +345,8 @@ CELERY_BEAT_SCHEDULE = {
 # Course settings.
 CONTENT_DIR = Path(env_str("CONTENT_DIR", str(BASE_DIR / "content")))
 NARRATION_DIR = MEDIA_ROOT / "narration"
+# The run command records the missing narration after start-up, in the background (its `narration` program).
+NARRATION_ON_START = env_bool("NARRATION_ON_START", True)
 DONATE_URL = env_str("DONATE_URL", "")  # where the "Support us" page sends donors
 QUIZ_PASS_MARK = env_float("QUIZ_PASS_MARK", 0.8)
 

@@ -49,6 +49,7 @@ from redis import RedisError
 
 from .figures import figures_state
 from .models import Guide, GuidePage
+from .narration_status import recording
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +69,10 @@ def content_hash() -> str:
         "summary_audio_file",
         "guide__slug", "guide__order", "guide__is_published", "guide__lab_preset", "guide__related",
     )  # fmt: skip
-    # Figures drawn into the guides from other apps' data (course/figures.py) count as content.
-    return hashlib.sha256((repr(list(rows)) + figures_state()).encode()).hexdigest()[:32]
+    # Figures drawn into the guides from other apps' data (course/figures.py) count as content, and
+    # so does whether the narration is being recorded (a page without its audio yet says so).
+    state = f"{figures_state()}|recording={recording()}"
+    return hashlib.sha256((repr(list(rows)) + state).encode()).hexdigest()[:32]
 
 
 def pages_changed() -> None:

@@ -1,7 +1,10 @@
 """Course workflows: syncing content into the database, narration, newsletter."""
 
+import fcntl
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from . import narration
+from . import narration, narration_status
 from .content import load_all_guides
 from .glosses import Glosses, load_glosses, page_hash
 from .models import Guide, GuidePage, GuideRead, Subscriber
@@ -167,6 +170,28 @@ def narration_store(page: GuidePage, fields: dict) -> None:
         if old and old not in (page.narration_file, page.summary_audio_file):
             (settings.NARRATION_DIR / old).unlink(missing_ok=True)
             (settings.NARRATION_DIR / old).with_suffix(".vtt").unlink(missing_ok=True)
+
+
+@contextmanager
+def narration_recording() -> Iterator[None]:
+    """Marks the narration as being recorded for the pages (see narration_status), then waits for
+    any other recording of this site to finish: one program records at a time, so `make run` and an
+    operator's `manage.py generate_narration` never speak the same file twice."""
+    narration_status.mark_recording(True)
+    pages_changed()
+    try:
+        with open(settings.STATE_DIR / "narration.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+            yield
+    finally:
+        narration_status.mark_recording(False)
+        pages_changed()
+
+
+def narration_recorded(page: GuidePage, fields: dict) -> None:
+    """Stores one finished recording and renews the recording mark for the pages still waiting."""
+    narration_store(page, fields)
+    narration_status.mark_recording(True)
 
 
 def narration_generate(*, page: GuidePage, force: bool = False) -> bool:

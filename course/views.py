@@ -16,7 +16,7 @@ from config.htmx import vary_on_htmx, wants_fragment
 from config.origin import same_site_posts_only
 from config.ratelimit import rate_limit
 
-from . import notebooks, services, study_plan
+from . import narration_status, notebooks, services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage
 from .page_cache import content_version, public_page
@@ -114,6 +114,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "tested_with": tested_with_text(),
         "content_version": content_version(),
         "fragment_timeout": FRAGMENT_TIMEOUT,
+        "narration_recording": narration_status.recording,  # called on a miss only
     }
     return TemplateResponse(request, "course/guide_detail.html", context)
 

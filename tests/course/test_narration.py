@@ -133,8 +133,8 @@ def test_the_guide_page_offers_the_summary_first_then_the_chaptered_narration(cl
     narration_record(page, "x.full.ogg", 1025, chapters)  # as generate_narration does; retires the cached page
     narration_store(page, {"summary_audio_file": "x.summary.ogg", "summary_audio_seconds": 125})
     html = client.get("/hi/guides/the-accumulation-loop/").content.decode()
-    summary_player = html.index('<audio controls preload="metadata" src="/media/narration/x.summary.ogg"')
-    full_player = html.index('<audio id="narration-full" controls preload="metadata" src="/media/narration/x.full.ogg"')
+    summary_player = html.index('<audio controls preload="none" src="/media/narration/x.summary.ogg"')
+    full_player = html.index('<audio id="narration-full" controls preload="none" src="/media/narration/x.full.ogg"')
     assert summary_player < full_player and "2:05" in html and "17:05" in html
     assert '<track kind="chapters" src="/media/narration/x.full.vtt"' in html
     # Each section: a link in the player's list and one in the table of contents, both at its start.

@@ -45,6 +45,7 @@ FAST = {
     "LAB_TORCH_THREADS": "1",
     "WEB_CONCURRENCY": "2",  # two gunicorn workers: the machines running the suite have few cores
     "LAB_REFERENCE_SWEEPS": "false",  # the worker trains only the tests' runs (each would hold at the pause)
+    "NARRATION_ON_START": "false",  # tests/faults/test_narration_after_start.py turns it on
 }
 SERVER_ERROR = re.compile(rb'" 5\d\d |Internal Server Error')  # gunicorn's access log, Django's error log
 WORKER_READY = re.compile(rb"@\S+ ready\.")
