@@ -11,8 +11,9 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 
 from config.htmx import vary_on_htmx, wants_fragment
-from config.ratelimit import rate_limit
-from config.waits import seconds_until, with_retry_after
+from config.ratelimit import limit_exceeded, rate_limit, retry_after
+from config.views import rate_limited
+from config.waits import please_wait, seconds_until, with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services, spaced_review
@@ -132,10 +133,23 @@ def _question_fragment(
     return render(request, "quizzes/attempt.html#graded", context, status=status)
 
 
+def _too_fast(request: HttpRequest, number: int) -> HttpResponse:
+    """An htmx answer over the rate: the wait, in words, put into its card's message slot (the form
+    and the learner's choice stay as they were). htmx drops a 4xx unless told to swap it: HX-Retarget
+    says where (static/js/site.js swaps such a 429)."""
+    wait = retry_after(request) or 60
+    response = render(request, "quizzes/attempt.html#too_fast", {"message": please_wait(wait)}, status=429)
+    response["HX-Retarget"] = f"#q{number}-wait"
+    response["HX-Reswap"] = "innerHTML"
+    return with_retry_after(response, wait)
+
+
 @require_POST
 @vary_on_htmx  # htmx gets the graded card, a plain form post a redirect
-@rate_limit("quiz_answer", key="user_or_ip")  # every answer is counted, before anything is read or written
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
+    # Every answer is counted, before anything is read or written.
+    if limit_exceeded(request, "quiz_answer", key="user_or_ip"):
+        return _too_fast(request, number) if wants_fragment(request) else rate_limited(request)
     attempt = _attempt_or_404(request, slug, key)
     try:
         graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)

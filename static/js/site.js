@@ -180,6 +180,15 @@
     ];
   }
 
+  // A 429 that names where its message goes (HX-Retarget: a quiz card's slot, say) is swapped
+  // there, so the learner reads how long to wait beside what they sent; other 429s stay errors.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr.status !== 429 || !xhr.getResponseHeader("HX-Retarget") || !event.detail.target) return;
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  });
+
   function showSwapError(event) {
     var box = document.getElementById("swap-error");
     if (!box) return;

@@ -1,6 +1,8 @@
 """htmx's one error handler (static/js/site.js): a swap the server refuses, or a request that never
 arrives, shows one translated message instead of failing silently; the next good answer hides it."""
 
+import re
+
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -62,3 +64,25 @@ def test_a_quiz_answer_sent_empty_comes_back_as_its_card_with_the_reason(page, l
     assert reason.inner_text().strip()
     assert page.locator("#swap-error").is_hidden()  # swapped in like a success: no error message
     expect_only(page, "console:")  # the browser logs the 400
+
+
+def test_a_quiz_answer_refused_by_the_rate_limit_says_the_wait_in_its_card_in_hindi(
+    page, live_server, course_site, settings
+):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
+    page.goto(f"{live_server.url}/hi/quizzes/what-is-gradient-accumulation/")
+    page.locator("main form[action$='/start/'] button").click()
+    page.wait_for_url("**/attempts/**")
+    cards = page.locator("section.question", has=page.locator("input[name=choice]"))
+    first, second = cards.nth(0).get_attribute("id"), cards.nth(1).get_attribute("id")
+    page.locator(f"#{first} input[name=choice]").first.check()
+    page.locator(f"#{first} button[type=submit]").click()
+    page.locator(f"#{first} .feedback").wait_for()  # graded: the one answer of this minute
+    page.locator(f"#{second} input[name=choice]").first.check()
+    page.locator(f"#{second} button[type=submit]").click()  # the second: 429
+    wait = page.locator(f"#{second}-wait [role=alert]")
+    wait.wait_for()
+    assert re.fullmatch(r"आप थोड़ा तेज़ चल रहे हैं। कृपया \d+ (सेकंड|मिनट) रुककर फिर से कोशिश करें।", wait.inner_text())
+    assert page.locator(f"#{second} input[name=choice]").first.is_checked()  # the choice is still there
+    assert page.locator("#swap-error").is_hidden()  # the card says it: no second, vaguer message
+    expect_only(page, "console:")  # the browser logs the 429

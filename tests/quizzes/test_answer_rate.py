@@ -8,7 +8,10 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.test import Client
+from django.utils import translation
 
+from config.waits import please_wait
+from quizzes import selectors
 from quizzes.models import Answer
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -34,6 +37,38 @@ def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizze
     assert sorted(Answer.objects.filter(attempt=attempt).values_list("question_id", flat=True)) == sorted(
         attempt.question_ids[:2]
     )
+
+
+@pytest.mark.parametrize(("language", "said"), [("en", "Please wait"), ("hi", "कृपया"), ("fr", "Patientez")])
+def test_an_htmx_answer_over_the_rate_says_the_wait_in_words_inside_its_card(
+    client, quizzes, start_attempt, helpers, settings, language, said
+):
+    """htmx drops a 4xx it is not told to swap: the 429 names the card's own message slot (HX-Retarget)
+    and how to put the wait there, so the learner reads it beside the answer they chose."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
+    attempt = start_attempt(client)
+    with translation.override(language):
+        first = client.post(helpers.answer_url(attempt, 1), helpers.correct_post(attempt, 1), **HTMX)
+        refused = client.post(helpers.answer_url(attempt, 2), helpers.correct_post(attempt, 2), **HTMX)
+        page = client.get(selectors.attempt_url(attempt)).text
+    assert (first.status_code, refused.status_code) == (200, 429)
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert (refused["HX-Retarget"], refused["HX-Reswap"]) == ("#q2-wait", "innerHTML")
+    with translation.override(language):  # "40 seconds", "1 minute": how long the counter's window has left
+        wait = please_wait(int(refused["Retry-After"]))
+    assert 'role="alert"' in refused.text and wait in refused.text and said in wait
+    assert "<html" not in refused.text  # the message alone, not the error page
+    card = page.split('id="q2"', 1)[1].split("</section>", 1)[0]
+    assert 'id="q2-wait"' in card.split("Check answer", 1)[0]  # the slot, inside the card's form
+
+
+def test_a_plain_answer_over_the_rate_still_gets_the_429_page(client, quizzes, start_attempt, helpers, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
+    attempt = start_attempt(client)
+    assert client.post(helpers.answer_url(attempt, 1), helpers.correct_post(attempt, 1)).status_code == 302
+    refused = client.post(helpers.answer_url(attempt, 2), helpers.correct_post(attempt, 2))
+    assert refused.status_code == 429 and "Too many requests" in refused.text and "HX-Retarget" not in refused
+    assert not Answer.objects.filter(attempt=attempt, question_id=attempt.question_ids[1]).exists()
 
 
 @pytest.mark.integration  # the count's connection to the real Redis
