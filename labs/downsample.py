@@ -63,9 +63,3 @@ def downsample_curve(curve: Sequence[Point], n: int = CHART_POINTS_PER_RUN) -> l
     ys = [float(curve[i]["loss"]) for i in finite]
     kept.update(finite[j] for j in lttb_indices(xs, ys, max(n - len(kept), 2)))
     return [curve[i] for i in sorted(kept)]
-
-
-def drawn_number(value: Any) -> Any:
-    """Five significant digits: finer than any chart's pixels, and a third of the page weight of
-    a float's seventeen. Whole numbers and missing values pass through."""
-    return float(f"{value:.5g}") if isinstance(value, float) else value

@@ -8,7 +8,6 @@ from typing import Any
 from labs.training.config import FIELDS, RunConfig
 from labs.training.results import DIVERGED, STORED_METRICS
 
-from .downsample import downsample_curve, drawn_number
 from .models import LabRun
 from .presets import Preset
 
@@ -50,34 +49,6 @@ def preset_payload(preset: Preset) -> dict[str, Any]:
     runs = [{"label": label, "config": full_settings(config)} for label, config in preset.configs()]
     texts = {"title": str(preset.title), "summary": str(preset.summary), "look_for": str(preset.look_for)}
     return {"slug": preset.slug, **texts, "data_parallel": preset.data_parallel, "runs": runs}
-
-
-def chart_payload(runs: list[LabRun]) -> dict[str, Any]:
-    """The data block the charts draw (static/js/labs.js): compact points per run, downsampled
-    (labs/downsample.py) so a dozen long runs stay a light page; the exports below keep every point.
-    Each point is [step, samples, seconds, loss]; `validation` holds the validation loss in the same
-    shape, placed on the training curve's samples and seconds at its step."""
-    return {"runs": [_chart_run(run) for run in runs]}
-
-
-def _chart_run(run: LabRun) -> dict[str, Any]:
-    points = run.curve_points()
-    at_step = {p.get("step"): p for p in points}
-    validation = []
-    for check in run.validation or []:
-        trained = at_step.get(check.get("step"), {})
-        seconds = drawn_number(trained.get("seconds"))
-        validation.append([check.get("step"), trained.get("samples"), seconds, drawn_number(check.get("loss"))])
-    return {
-        "id": run.pk,
-        "label": run.label,
-        "status": run.status,
-        "points": [
-            [p.get("step"), p.get("samples"), drawn_number(p.get("seconds")), drawn_number(p.get("loss"))]
-            for p in downsample_curve(points)
-        ],
-        "validation": validation,
-    }
 
 
 def curves_csv(runs: list[LabRun]) -> str:

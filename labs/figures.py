@@ -268,7 +268,7 @@ def runs_chart(runs: Runs, view: CurveView, *, key: str, title: str) -> str:
     """The run and compare pages' chart. Its description says what the drawing shows: the runs, the
     view's choices and each run's last training loss (the exports and tables have every number)."""
     sentences = [str(RUNS_CHART_DESC[view.x]) % {"labels": ", ".join(run.label for run in runs)}]
-    if view.validation:
+    if view.validation and any(run.validation for run in runs):
         sentences.append(_("Markers show each run's validation loss at its evaluations."))
     if view.log_y:
         sentences.append(_("The loss axis is logarithmic."))

@@ -18,17 +18,14 @@ from config.waits import with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services
-from .export import chart_payload, curves_csv, run_payload
-from .figures import reference_curves
+from .export import curves_csv, run_payload
+from .figures import X_AXES, CurveView, curve_view, reference_curves, runs_chart, smoothing_text
 from .forms import RunForm
 from .models import LabRun, new_share_token
 from .presets import PRESETS, Preset
 from .reference import reference_sweep_latest
 from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
-
-X_AXES = ("step", "samples", "seconds")
-Y_SCALES = ("linear", "log")
 
 
 @require_GET
@@ -148,20 +145,22 @@ def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
         raise Http404
     state = queue_state()
     run_queue_block = run_queue(run, state)
+    view = curve_view(request.GET)
+    title = _("Training and validation loss of this run") if view.validation else _("Training loss of this run")
     context = {
         "run": run,
         "queue": state,
         "run_queue": run_queue_block,
         "estimate": estimate_text(run_queue_block["estimate_seconds"]),
         "is_owner": request.user.is_authenticated and request.user.pk == run.user_id,
-        "chart": chart_payload([run]),
-        **_chart_view(request),
-        "poll_url": request.path,
-        "compare_url": _compare_url([run]),
+        "curves_svg": runs_chart([run], view, key="lab-curves-svg", title=title),
+        **_controls(view),
+        "poll_url": request.path + "?" + urlencode(view.query()),  # the live chart keeps the chosen view
+        "compare_url": _compare_url([run], view),
         "share_url": request.build_absolute_uri(reverse("labs:shared", args=[run.share_token])),
         "reused_from_visible": run.reused_from is not None and run.reused_from.visible_to(request.user),
     }
-    template = "labs/run_detail.html#status" if wants_fragment(request) else "labs/run_detail.html"
+    template = "labs/run_poll.html" if wants_fragment(request) else "labs/run_detail.html"
     return render(request, template, context)
 
 
@@ -194,7 +193,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     runs = selectors.runs_by_refs(refs=request.GET.getlist("run"), user=request.user)
     context = _compare_context(request, runs)
     if wants_fragment(request) and not request.GET.get("live"):  # the preset page's poll: its results only
-        return render(request, "labs/compare.html#results", context)
+        return render(request, "labs/results_poll.html", context)
     own_runs = selectors.recent_runs_of(request.user)
     # One request per poll: the results table's poll brings the listed runs' statuses and the
     # queue too, and the list polls by itself only once no compared run is active.
@@ -223,33 +222,29 @@ def _attachment(filename: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{filename}"'}
 
 
-def _compare_url(runs: list[LabRun], **view: str) -> str:
-    return reverse("labs:compare") + "?" + urlencode([("run", run.share_ref) for run in runs] + list(view.items()))
+def _compare_url(runs: list[LabRun], view: CurveView | None = None) -> str:
+    query = [("run", run.share_ref) for run in runs] + (view.query() if view else [])
+    return reverse("labs:compare") + "?" + urlencode(query)
 
 
-def _chart_view(request: HttpRequest) -> dict:
-    """The chart's controls (x axis, y scale, smoothing) as the URL sets them, for the run and
-    compare pages alike; anything odd falls back to the default."""
-    x = request.GET.get("x") if request.GET.get("x") in X_AXES else "step"
-    y = request.GET.get("y") if request.GET.get("y") in Y_SCALES else "linear"
-    try:
-        smooth = min(0.95, max(0.0, float(request.GET.get("smooth", 0))))
-    except ValueError:
-        smooth = 0.0
-    return {"view": {"x": x, "y": y, "smooth": smooth}, "x_axes": X_AXES, "y_scales": Y_SCALES}
+def _controls(view: CurveView) -> dict:
+    """What the chart's controls (templates/labs/_chart_controls.html) show: the view and its choices."""
+    return {"view": view, "x_axes": X_AXES.items(), "smoothing": smoothing_text(view) if view.smooth else ""}
 
 
 def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
-    chart_view = _chart_view(request)
-    view = chart_view["view"]
-    refs = urlencode([("run", run.share_ref) for run in runs])
-    share = _compare_url(runs, x=view["x"], y=view["y"], smooth=f"{view['smooth']:g}")
+    view = curve_view(request.GET)
+    title = (
+        _("Training and validation loss of the compared runs")
+        if view.validation
+        else _("Training loss of the compared runs")
+    )
     return {
         "runs": runs,
-        "chart": chart_payload(runs),
+        "curves_svg": runs_chart(runs, view, key="lab-curves-svg", title=title) if runs else "",
         "any_active": any(run.is_active for run in runs),
-        **chart_view,
-        "refs": refs,
-        "poll_url": _compare_url(runs),
-        "share_url": request.build_absolute_uri(share),
+        **_controls(view),
+        "refs": urlencode([("run", run.share_ref) for run in runs]),
+        "poll_url": _compare_url(runs, view),
+        "share_url": request.build_absolute_uri(_compare_url(runs, view)),
     }

@@ -1,5 +1,3 @@
-import json
-
 from django import template
 from django.utils.formats import number_format
 from django.utils.translation import get_language
@@ -42,10 +40,3 @@ def progress(value) -> str:
 def scientific(value) -> str:
     """Tiny relative errors (1e-7) and big ones (0.3) on one scale, as the figures write them."""
     return sci(_number(value))
-
-
-@register.filter
-def to_json(value) -> str:
-    """Chart data for a `data-chart` attribute (autoescaped). Not json_script: htmx removes
-    script elements from swapped content when allowScriptTags is off, as it is here."""
-    return json.dumps(value, separators=(",", ":"))

@@ -1,9 +1,13 @@
-"""The lab charts in Chromium, from stored runs (no worker needed): runs differ by line style and
-marker as well as colour, validation loss is drawn beside training loss, and the run page has the
-compare page's controls, a logarithmic scale among them."""
+"""The lab charts in Chromium with JavaScript off, from stored runs (no worker needed): the run and
+compare pages draw their curves as SVG on the server, and the controls' form, a plain GET request,
+draws them again with a log scale, smoothing, validation markers hidden or solid lines."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.lab_charts import dashes, drawing, lines, marks, y_label
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,9 +21,6 @@ CONFIG = {
     "steps": 6,
     "seed": 0,
 }
-DATASETS = """() => Chart.getChart(document.querySelector('canvas[data-lab-chart]')).data.datasets.map(d => ({
-    label: d.label, points: d.data.length, dash: JSON.stringify(d.borderDash), marker: d.pointStyle,
-    color: d.borderColor }))"""
 
 
 @pytest.fixture
@@ -35,40 +36,73 @@ def runs(learner, helpers):
     return made
 
 
-def test_compared_runs_differ_by_line_style_and_marker_and_show_validation(
+def shown(page):
+    """The chart the page shows now, as SVG elements."""
+    return drawing(page.locator("#lab-curves").inner_html())
+
+
+def apply(page, **choices: str) -> None:
+    """Sets the controls and sends their form: a page load, with JavaScript off."""
+    for name, value in choices.items():
+        if name == "smooth":
+            page.fill("#lab-smooth", value)
+        else:
+            page.select_option(f"#lab-{name}", value)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Apply", exact=True).click()
+
+
+def test_without_javascript_the_compare_page_draws_every_run_and_its_controls_redraw_it(
     new_page, live_server, learner, runs, screenshot
 ):
-    page = new_page(user=learner)
+    page = new_page(user=learner, java_script_enabled=False)
     page.goto(f"{live_server.url}/en/labs/compare/?" + "&".join(f"run={run.pk}" for run in runs))
-    page.wait_for_function("window.Chart && Chart.getChart(document.querySelector('canvas[data-lab-chart]'))")
-    drawn = page.evaluate(DATASETS)
-    training = [d for d in drawn if not d["label"].endswith("· validation")]
-    validation = [d for d in drawn if d["label"].endswith("· validation")]
-    assert [d["points"] for d in training] == [6, 6, 6]
-    assert [d["points"] for d in validation] == [2, 2, 2]
-    assert len({d["dash"] for d in training}) == 3  # three line styles
-    assert len({d["marker"] for d in training}) == 3  # three markers
-    assert len({d["color"] for d in training}) == 3
-    for line, check in zip(training, validation, strict=True):  # a run's validation keeps its colour and marker
-        assert (check["color"], check["marker"]) == (line["color"], line["marker"])
-    expect(page.locator("canvas[data-lab-chart]")).to_have_attribute("data-validation-series", "3")
-    screenshot(page, "lab-compare-line-styles-en")
+    chart = page.locator("#lab-curves svg")
+    expect(chart).to_be_visible()
+    # Named by its title, then described (aria-labelledby: the title and the description).
+    expect(chart).to_have_accessible_name(re.compile(r"^Training and validation loss of the compared runs "))
+    svg = shown(page)
+    assert [len(line) for line in lines(svg)] == [6, 6, 6]
+    assert len(set(dashes(svg))) == 3  # three line styles
+    checks = marks(svg)
+    assert [len(group) for group in checks] == [2, 2, 2]  # each run's validation loss at steps 3 and 6
+    assert len({group[0][0] for group in checks}) == 3  # three marker shapes
+    screenshot(page, "lab-compare-no-js-en")
+
+    apply(page, y="log")
+    assert re.search(r"[?&]y=log(&|$)", page.url)
+    log = shown(page)
+    assert y_label(log) == "loss (logarithmic)" and lines(log) != lines(svg)
+
+    apply(page, smooth="0.8")
+    smooth = shown(page)
+    assert lines(smooth)[0][0] == lines(log)[0][0] and lines(smooth)[0][-1] != lines(log)[0][-1]
+    expect(page.locator("#lab-y")).to_have_value("log")  # the other choices stay as they were
+
+    apply(page, validation="hidden", lines="solid")
+    plain = shown(page)
+    assert marks(plain) == [] and y_label(plain) == "training loss (logarithmic)"
+    assert dashes(plain) == [None, None, None]
+    expect(page.locator("#lab-share-url")).to_have_value(re.compile(r"y=log&smooth=0.8&validation=hidden&lines=solid"))
+    screenshot(page, "lab-compare-no-js-log-smooth-en")
 
 
-def test_the_run_page_switches_to_a_log_scale_and_keeps_it_in_its_link(
+def test_without_javascript_the_run_page_draws_its_curve_and_keeps_the_view_in_its_link(
     new_page, live_server, learner, runs, screenshot
 ):
-    page = new_page(user=learner)
+    page = new_page(user=learner, java_script_enabled=False)
     page.goto(f"{live_server.url}/en/labs/runs/{runs[0].pk}/")
-    page.wait_for_function("window.Chart && Chart.getChart(document.querySelector('canvas[data-lab-chart]'))")
-    assert [d["points"] for d in page.evaluate(DATASETS)] == [6, 2]  # training and validation
-    page.select_option("#lab-y", "log")
-    scale = page.evaluate("Chart.getChart(document.querySelector('canvas[data-lab-chart]')).options.scales.y.type")
-    assert scale == "logarithmic"
-    assert page.url.endswith(f"/en/labs/runs/{runs[0].pk}/?x=step&y=log&smooth=0")
+    expect(page.locator("canvas")).to_have_count(0)
+    svg = shown(page)
+    assert [len(line) for line in lines(svg)] == [6] and [len(group) for group in marks(svg)] == [2]
+
+    apply(page, y="log", x="samples")
+    assert page.url.endswith(f"/en/labs/runs/{runs[0].pk}/?x=samples&y=log&smooth=0&validation=shown&lines=styled")
+    log = shown(page)
+    assert y_label(log) == "loss (logarithmic)" and lines(log) != lines(svg)
     page.reload()  # the link keeps the view, drawn that way from the start
     expect(page.locator("#lab-y")).to_have_value("log")
-    page.wait_for_function("window.Chart && Chart.getChart(document.querySelector('canvas[data-lab-chart]'))")
-    scale = page.evaluate("Chart.getChart(document.querySelector('canvas[data-lab-chart]')).options.scales.y.type")
-    assert scale == "logarithmic"
-    screenshot(page, "lab-run-log-scale-en")
+    assert lines(shown(page)) == lines(log)
+    compare = page.get_by_role("link", name="Open in the compare page")
+    expect(compare).to_have_attribute("href", re.compile(r"x=samples&y=log"))
+    screenshot(page, "lab-run-no-js-log-scale-en")

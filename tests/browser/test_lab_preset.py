@@ -6,6 +6,8 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
+from tests.lab_charts import drawing, lines, marks, texts, y_label
+
 pytestmark = pytest.mark.browser
 
 
@@ -41,24 +43,20 @@ def test_a_learner_runs_a_preset_and_sees_the_chart_and_the_comparison(
     except AssertionError as exc:
         raise AssertionError(f"{exc}\nworker log:\n{celery_worker.log_path.read_text()[-4000:]}") from None
 
-    canvas = page.locator("canvas[data-lab-chart]")
-    expect(canvas).to_have_attribute("data-series", "3")
-    expect(canvas).to_have_attribute("data-points", "12")
-    drawn = page.evaluate(
-        "() => Chart.getChart(document.querySelector('canvas[data-lab-chart]')).data.datasets"
-        ".map(d => [d.label, d.data.length])"
-    )
-    assert [d for d in drawn if not d[0].endswith("validation")] == [["N = 1", 4], ["N = 4", 4], ["N = 16", 4]]
-    assert [d[0] for d in drawn if d[0].endswith("validation")] == [f"N = {n} · validation" for n in (1, 4, 16)]
+    # The chart followed the runs: each poll brought a fresh drawing from the server (out of band).
+    svg = drawing(page.locator("#lab-curves").inner_html())
+    assert [len(line) for line in lines(svg)] == [4, 4, 4]
+    assert [t for t in texts(svg) if t.startswith("N = ")] == ["N = 1", "N = 4", "N = 16"]  # the legend
+    assert len(marks(svg)) == 3  # each run's validation loss
     expect(results.locator("tbody tr").first).to_contain_text("layer")
     expect(results).not_to_have_attribute("data-hx-trigger", "every 1s")  # polling stopped when the runs ended
 
     page.select_option("#lab-y", "log")
     page.select_option("#lab-x", "samples")
-    scale = page.evaluate(
-        "() => Chart.getChart(document.querySelector('canvas[data-lab-chart]')).options.scales.y.type"
-    )
-    assert scale == "logarithmic"
-    expect(page.locator("[data-lab-share]")).to_have_value(re.compile(r"x=samples&y=log"))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Apply", exact=True).click()
+    svg = drawing(page.locator("#lab-curves").inner_html())
+    assert y_label(svg) == "loss (logarithmic)" and "samples seen" in texts(svg)
+    expect(page.locator("#lab-share-url")).to_have_value(re.compile(r"x=samples&y=log"))
     assert "y=log" in page.url
     assert page.errors == []  # no script errors and no Content-Security-Policy violations
