@@ -20,13 +20,14 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -262,11 +263,16 @@ def _redis_binary() -> str:
 
 
 @contextmanager
-def running_site(*, workers: int = 2, extra_env: dict[str, str] | None = None) -> Iterator[Site]:
-    """The site under gunicorn (sync workers) with its own Redis and SQLite database."""
+def running_site(
+    *, workers: int = 2, extra_env: dict[str, str] | None = None, state_from: Path | None = None
+) -> Iterator[Site]:
+    """The site under gunicorn (sync workers) with its own Redis and SQLite database; with
+    `state_from`, a copy of what the run command left in that STATE_DIR (see copy_state)."""
     processes = _Processes()
     state_dir = Path(tempfile.mkdtemp(prefix="gac-bench-"))
     try:
+        if state_from is not None:
+            copy_state(state_from, state_dir)
         redis_url = _start_redis(processes, state_dir)
         web_port = free_port()
         env = site_env(state_dir=state_dir, redis_url=redis_url, port=web_port, extra=extra_env)
@@ -281,6 +287,21 @@ def running_site(*, workers: int = 2, extra_env: dict[str, str] | None = None) -
     finally:
         processes.stop_all()
         shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def copy_state(source: Path, state_dir: Path) -> None:
+    """The database, media (the narration) and signing keys of the site `make run` serves from
+    `source` (its STATE_DIR), so that a benchmark loads the pages learners get: narration, the
+    reference runs' figures, the real content. The database is copied with SQLite's backup, which
+    stays consistent while that site runs; the copy's own learner is then added to it (seed.py)."""
+    database = source / "db.sqlite3"
+    if not database.exists():
+        raise SystemExit(f"no site state in {source}: run `make run` first (it leaves the site's state there)")
+    with closing(sqlite3.connect(database)) as original, closing(sqlite3.connect(state_dir / "db.sqlite3")) as copy:
+        original.backup(copy)
+    for folder in ("media", "keys"):
+        if (source / folder).is_dir():
+            shutil.copytree(source / folder, state_dir / folder)
 
 
 def _start_redis(processes: _Processes, state_dir: Path) -> str:

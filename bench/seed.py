@@ -39,7 +39,9 @@ def seed() -> dict[str, Any]:
     from accounts.services import account_create
     from certificates.services import certificate_issue
     from course.models import GuidePage
+    from labs.models import LabRun
     from labs.presets import PRESETS
+    from labs.reference import reference_sweep_latest
     from labs.services import lab_preset_submit
     from quizzes import selectors, services
     from quizzes.models import Attempt
@@ -74,8 +76,21 @@ def seed() -> dict[str, Any]:
         form.setlist(name, value if isinstance(value, list) else [value])
     services.attempt_answer(attempt=in_progress, number=1, data=form)
     run = lab_preset_submit(user=user, preset=PRESETS[preset])[0]
+    reference = reference_sweep_latest(preset)
+    reference_runs = [r.pk for r in reference.runs if r.status == LabRun.Status.SUCCEEDED] if reference else []
+    pages = GuidePage.objects.filter(guide__is_published=True)
     with translation.override("en"):
         return {
+            "guide_paths": [reverse("course:guide_detail", args=[p.guide.slug]) for p in pages.filter(language="en")],
+            "course_path": reverse("course:overview"),
+            "verify_path": reverse("certificates:verify_credential"),
+            # The preset's reference sweep, as the guides draw it: its first run's page, and all compared.
+            "reference_run_path": reverse("labs:run", args=[reference_runs[0]]) if reference_runs else "",
+            "compare_path": reverse("labs:compare") + "?" + "&".join(f"run={pk}" for pk in reference_runs),
+            "narration": {
+                "pages": pages.count(),
+                "recorded": pages.exclude(narration_file="").exclude(summary_audio_file="").count(),
+            },
             "home_path": reverse("course:home"),
             "guide_index_path": reverse("course:guide_index"),
             "guide_path": reverse("course:guide_detail", args=[slug]),

@@ -64,7 +64,8 @@ def test_the_section_says_which_page_misses_its_aim():
     result["pages"] = [row("guide page", "en", [fast]), row("guide page", "hi", [slow]), row("home", "fr", [slow])]
     text = "\n".join(lighthouse_section(result))
     assert "| guide page (`/hi/x/`) | hi | 80 | 100 | 100 | 100 | 900 | 1500 | 120 | 0.000 | 700 |" in text
-    assert "Short of them: guide page hi performance 80." in text  # the home page has no performance aim
+    assert "Short of them: guide page hi performance 80; home fr performance 80." in text  # every page
+    assert "Lowest performance: guide page hi, 80 (LCP 1500 ms, TBT 120 ms, 700 DOM elements)." in text
     assert "load average was 1.5 at the start and 2.2 at the end" in text
 
 
@@ -77,7 +78,7 @@ def test_a_certificate_page_may_fail_only_the_indexing_audit():
         "pages": [],
         "machine": MACHINE,
     }
-    result["pages"] = [row("certificate verify", "en", [blocked])]
+    result["pages"] = [row("certificate", "en", [blocked])]
     assert "Every page meets them." in "\n".join(lighthouse_section(result))
     result["pages"] = [row("home", "en", [blocked])]
     assert "Short of them: home en seo 63." in "\n".join(lighthouse_section(result))
@@ -99,7 +100,7 @@ NO_NAVSTART = (
 def failing_then_passing(failures: list[Exception]):
     calls = []
 
-    def run_once(url, folder):
+    def run_once(url, folder, cookie=""):
         calls.append(url)
         if failures:
             raise failures.pop(0)
@@ -127,3 +128,37 @@ def test_lighthouse_is_not_repeated_past_its_attempts_nor_for_other_errors(monke
     with pytest.raises(RuntimeError, match="answered 500"):
         lighthouse.lighthouse("http://site/fr/course/", tmp_path)
     assert len(calls) == 1
+
+
+def test_the_section_says_what_the_measured_site_held():
+    result = {
+        "settings": {"runs": 1},
+        "lighthouse": "12.2.3",
+        "chromium": "Chromium 1",
+        "pages": [row("home", "en", [summarize(lighthouse_report(0.99))])],
+        "machine": MACHINE,
+        "site": {"state_from": "/srv/var", "narration": {"pages": 21, "recorded": 21}, "reference_runs": 3},
+    }
+    text = "\n".join(lighthouse_section(result))
+    assert "narration recorded for 21 of 21 guide pages, and 3 trained reference runs" in text
+
+
+def test_every_guide_and_every_kind_of_page_is_measured_with_the_dashboard_signed_in():
+    seed = {
+        "home_path": "/en/",
+        "course_path": "/en/course/",
+        "guide_index_path": "/en/guides/",
+        "guide_paths": ["/en/guides/a/", "/en/guides/b/"],
+        "quiz_path": "/en/quizzes/a/",
+        "preset_path": "/en/labs/presets/p/",
+        "verify_path": "/en/certificates/verify/",
+        "certificate_path": "/en/certificates/GA-1/",
+        "reference_run_path": "/en/labs/runs/7/",
+        "compare_path": "/en/labs/compare/?run=7&run=8",
+        "dashboard_path": "/en/accounts/dashboard/",
+    }
+    pages = lighthouse.page_paths(seed)
+    assert pages["guide a"] == "/en/guides/a/" and pages["guide b"] == "/en/guides/b/"
+    expected = {"home", "course overview", "quiz landing", "lab preset", "certificate verify", "certificate"}
+    assert expected | {"run page", "compare", "dashboard"} <= set(pages)
+    assert lighthouse.SIGNED_IN == {"dashboard"}
