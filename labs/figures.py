@@ -33,10 +33,23 @@ from .downsample import CHART_POINTS_PER_RUN, downsample_curve
 from .models import LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, cached, reference_index, reference_sweep_latest
-from .svg import COLORS, SUBSCRIPTS, WIDTH, Bar, Series, bar_chart, line_chart, svg_open, svg_text, tick_decimals
+from .svg import (
+    AXIS,
+    ON_SERIES,
+    SUBSCRIPTS,
+    WIDTH,
+    Bar,
+    Series,
+    bar_chart,
+    line_chart,
+    series_class,
+    svg_open,
+    svg_text,
+    tick_decimals,
+)
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 5  # bump when the drawing changes, or the explorable panel's template (its cached panels carry it)
+CACHE_VERSION = 6  # bump when the drawing changes, or the explorable panel's template (its cached panels carry it)
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -351,24 +364,23 @@ class MicroBatchWindow(Figure):
         for i in range(n):
             x = left + i * block
             parts.append(
-                f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" fill="{COLORS[0]}"/>'
+                f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" '
+                f'class="{series_class(0)}" fill="currentColor"/>'
             )
-            parts.append(svg_text(x + block / 2, top + 22, "fwd → bwd", extra=' fill="#ffffff"'))
-            parts.append(svg_text(x + block / 2, top + 42, f"loss / {n}", extra=' fill="#ffffff"'))
+            parts.append(svg_text(x + block / 2, top + 22, "fwd → bwd", extra=f" {ON_SERIES}"))
+            parts.append(svg_text(x + block / 2, top + 42, f"loss / {n}", extra=f" {ON_SERIES}"))
             parts.append(svg_text(x + block / 2, top + row + 22, f"g{i + 1}/{n}" if i == 0 else f"+ g{i + 1}/{n}"))
-        parts.append(
-            f'<line stroke="#57606a" stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>'
-        )
+        parts.append(f'<line {AXIS} stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>')
         parts.append(svg_text(8, top + row + 22, ".grad", "start"))
         parts.append(svg_text(right + 16, top + 22, "optimizer.step()", "start"))
         parts.append(svg_text(right + 16, top + 42, "zero_grad()", "start"))
         parts.append(svg_text(right + 16, top + row + 22, f"= {_('mean gradient')}", "start"))
         axis = top + row + 44
-        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
+        parts.append(f'<line {AXIS} x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
         decimals = tick_decimals([0.0, block_seconds * 1000])[0]
         for i in range(n + 1):
             x = left + i * block
-            parts.append(f'<line stroke="#57606a" x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
+            parts.append(f'<line {AXIS} x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
             parts.append(svg_text(x, axis + 18, fmt_number(i * block_seconds * 1000, decimals)))
         parts.append(svg_text((left + right) / 2, axis + 40, _("time (ms)")))
         return "".join([*parts, "</svg>"])
@@ -532,18 +544,22 @@ class BatchStatistics(Figure):
                 x = left + first * width
                 parts.append(
                     f'<rect x="{x + 1:.1f}" y="{y + 4}" width="{count * width - 2:.1f}" height="46" rx="4" '
-                    f'fill="none" stroke="{COLORS[r]}" stroke-width="2"/>'
+                    f'fill="none" class="{series_class(r)}" stroke="currentColor" stroke-width="2"/>'
                 )
                 sub = "" if r == 0 else str(k + 1).translate(SUBSCRIPTS)
-                parts.append(svg_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=f' fill="{COLORS[r]}"'))
+                in_colour = f' class="{series_class(r)}" fill="currentColor"'
+                parts.append(svg_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=in_colour))
             for i in range(batch):
                 cx = left + (i + 0.5) * width
                 if r == 2:  # LayerNorm: each sample inside its own frame
                     parts.append(
                         f'<rect x="{cx - width / 2 + 0.5:.1f}" y="{y + 4}" width="{width - 1:.1f}" height="46" '
-                        f'fill="none" stroke="{COLORS[r]}" stroke-width="1"/>'
+                        f'fill="none" class="{series_class(r)}" stroke="currentColor" stroke-width="1"/>'
                     )
-                parts.append(f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" fill="{COLORS[r]}"/>')
+                parts.append(
+                    f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" '
+                    f'class="{series_class(r)}" fill="currentColor"/>'
+                )
         return "".join([*parts, "</svg>"])
 
 

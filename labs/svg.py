@@ -13,14 +13,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-COLORS = ("#1f4e8c", "#c2410c", "#1d6b3a", "#7a1fa2", "#9b2226", "#0e7490", "#a16207", "#4b5563")
+SERIES_COLORS = 8  # .series-0 … .series-7 in site.css, one set of colours per colour scheme
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
 MARKERS = ("circle", "square", "diamond", "triangle", "triangle-down")  # a series' marks, by its place
 WIDTH, HEIGHT = 640, 360
 MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
 LEGEND_ROW = 20
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-GRID_OPEN = '<g stroke="#d0d7de" stroke-width="1">'  # attributes, not CSS: the chart looks right anywhere
+# Colours come from the page's style sheet, so a chart follows its light or dark scheme: each coloured
+# part has a class that sets `color` and is drawn in currentColor (outside a page, in the text's colour).
+GRID_OPEN = '<g class="chart-grid" stroke="currentColor" stroke-width="1">'
+AXIS = 'class="chart-axis" stroke="currentColor"'  # a line's attributes
+ON_SERIES = 'class="on-series" fill="currentColor"'  # text's attributes, on a box filled in series 0's colour
 
 Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
 
@@ -107,8 +111,9 @@ def _on_axis(value: float, log: bool) -> bool:
     return math.isfinite(value) and (value > 0 or not log)
 
 
-def _color(i: int) -> str:
-    return COLORS[i % len(COLORS)]
+def series_class(i: int) -> str:
+    """The class that colours the i-th series: its lines, bars and marks are drawn in currentColor."""
+    return f"series-{i % SERIES_COLORS}"
 
 
 def _dash(i: int) -> str:
@@ -162,8 +167,8 @@ def line_chart(
         parts.append(GRID_OPEN)
         parts += [f'<line x1="{left}" y1="{y(t):.1f}" x2="{right}" y2="{y(t):.1f}"/>' for t in y_ticks]
         parts.append("</g>")
-        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>')
+        parts.append(f'<line {AXIS} x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        parts.append(f'<line {AXIS} x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>')
         for value, decimals in zip(y_ticks, tick_decimals(y_ticks, log_y), strict=True):
             parts.append(svg_text(left - 6, y(value) + 4, fmt(value, decimals), "end"))
         for value, decimals in zip(x_ticks, tick_decimals(x_ticks), strict=True):
@@ -172,11 +177,11 @@ def line_chart(
             if line:
                 path = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line)
                 parts.append(
-                    f'<polyline fill="none" stroke="{_color(i)}" stroke-width="2" stroke-linejoin="round"{dash(i)} '
-                    f'points="{path}"/>'
+                    f'<polyline class="{series_class(i)}" fill="none" stroke="currentColor" stroke-width="2" '
+                    f'stroke-linejoin="round"{dash(i)} points="{path}"/>'
                 )
             if marks:
-                parts.append(f'<g fill="{_color(i)}">')
+                parts.append(f'<g class="{series_class(i)}" fill="currentColor">')
                 parts += [_marker(i, x(mx), y(my), styled) for mx, my in marks]
                 parts.append("</g>")
     parts.append(svg_text((left + right) / 2, bottom + 40, x_label))
@@ -185,11 +190,13 @@ def line_chart(
     for i, s in enumerate(series):  # the legend
         row = HEIGHT + i * LEGEND_ROW
         parts.append(
-            f'<line x1="{left}" y1="{row - 4}" x2="{left + 28}" y2="{row - 4}" stroke="{_color(i)}" '
-            f'stroke-width="3"{dash(i)}/>'
+            f'<line x1="{left}" y1="{row - 4}" x2="{left + 28}" y2="{row - 4}" class="{series_class(i)}" '
+            f'stroke="currentColor" stroke-width="3"{dash(i)}/>'
         )
         if s.marks:  # the sample shows the series' marker too
-            parts.append(f'<g fill="{_color(i)}">{_marker(i, left + 14, row - 4, styled)}</g>')
+            parts.append(
+                f'<g class="{series_class(i)}" fill="currentColor">{_marker(i, left + 14, row - 4, styled)}</g>'
+            )
         parts.append(svg_text(left + 36, row, s.label, "start"))
     parts.append("</svg>")
     return "".join(parts)
@@ -225,10 +232,10 @@ def bar_chart(
                 end = scale(bar.value)
                 parts.append(
                     f'<rect x="{left}" y="{y + 6}" width="{max(1.0, end - left):.1f}" height="{row - 12}" '
-                    f'fill="{_color(i)}"/>'
+                    f'class="{series_class(i)}" fill="currentColor"/>'
                 )
             parts.append(svg_text(end + 6, y + row / 2 + 4, bar.text, "start"))
-        parts.append(f'<line stroke="#57606a" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        parts.append(f'<line {AXIS} x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
         decimals = tick_decimals(ticks, log)
         parts += [svg_text(scale(t), bottom + 18, fmt(t, d)) for t, d in zip(ticks, decimals, strict=True)]
         parts.append(svg_text((left + right) / 2, bottom + 44, value_label))

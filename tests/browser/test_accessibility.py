@@ -1,5 +1,5 @@
-"""Accessibility in Chromium: axe-core on every main page in every language, and the quiz and the
-lab form completed with the keyboard alone."""
+"""Accessibility in Chromium: axe-core on every main page in every language, in the light and the
+dark colour scheme, and the quiz and the lab form completed with the keyboard alone."""
 
 import re
 from pathlib import Path
@@ -10,7 +10,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 LANGUAGES = ("en", "hi", "fr")
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"  # axe-core, version in its first line
-BLOCKING = ("serious", "critical")
+BLOCKING = ("serious", "critical")  # color-contrast is "serious"
+SCHEMES = ("light", "dark")  # prefers-color-scheme: site.css switches its colours
 
 
 def axe_violations(page) -> list[str]:
@@ -33,8 +34,13 @@ def test_no_main_page_has_serious_accessibility_problems(new_page, live_server, 
         page = signed_in if needs_login else signed_out
         page.goto(live_server.url + path)
         assert page.locator("html").get_attribute("lang") == language
-        if problems := axe_violations(page):
-            found[name] = problems
+        backgrounds = set()
+        for scheme in SCHEMES:  # the same page, its colours switched in place
+            page.emulate_media(color_scheme=scheme)
+            backgrounds.add(page.evaluate("getComputedStyle(document.documentElement).backgroundColor"))
+            if problems := axe_violations(page):
+                found[f"{name} ({scheme})"] = problems
+        assert len(backgrounds) == len(SCHEMES), name  # the dark scheme did change the page
     assert found == {}
 
 

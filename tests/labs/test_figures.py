@@ -13,10 +13,24 @@ from django.urls import reverse
 from course.figures import figure_markers
 from labs import figures
 from labs.models import LabRun
-from labs.svg import Bar, Series, bar_chart, line_chart, log_ticks, nice_ticks, tick_decimals
+from labs.svg import (
+    AXIS,
+    GRID_OPEN,
+    ON_SERIES,
+    SERIES_COLORS,
+    Bar,
+    Series,
+    bar_chart,
+    line_chart,
+    log_ticks,
+    nice_ticks,
+    series_class,
+    tick_decimals,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 GUIDES = Path(settings.CONTENT_DIR) / "guides"
+SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "site.css"
 
 
 def parse(svg: str) -> ET.Element:
@@ -42,7 +56,19 @@ def test_a_line_chart_is_accessible_svg_with_axes_legend_and_one_line_per_series
     assert "optimizer step" in texts and "training loss" in texts and "N = <4>" in texts
     lines = root.findall(f"{SVG}polyline")
     assert len(lines) == 2 and len(lines[0].get("points").split()) == 3
-    assert lines[0].get("stroke") != lines[1].get("stroke") and lines[1].get("stroke-dasharray")
+    # Each line its own colour (a class site.css colours per scheme) and its own dash pattern.
+    assert lines[0].get("class") != lines[1].get("class") and lines[1].get("stroke-dasharray")
+    assert {line.get("stroke") for line in lines} == {"currentColor"}
+
+
+def test_every_colour_class_of_the_charts_has_a_colour_in_the_light_and_the_dark_scheme():
+    css = SITE_CSS.read_text(encoding="utf-8")
+    colour_of = dict(re.findall(r"\.svg-chart \.([a-z0-9-]+) \{ color: var\((--[a-z0-9-]+)\); \}", css))
+    drawn = {series_class(i) for i in range(SERIES_COLORS)}
+    drawn |= set(re.findall(r'class="([a-z-]+)"', AXIS + ON_SERIES + GRID_OPEN))
+    assert len(drawn) == SERIES_COLORS + 3 and drawn <= colour_of.keys()
+    for variable in {colour_of[name] for name in drawn}:
+        assert css.count(f"{variable}:") == 2, variable  # set in :root and again for the dark scheme
 
 
 def test_a_log_scale_bar_chart_spans_orders_of_magnitude():
