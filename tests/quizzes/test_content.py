@@ -120,3 +120,15 @@ def test_the_real_course_quizzes_are_valid():
         assert len(quiz.questions) >= (80 if quiz.is_exam else 5), slug
     types = {q.type for quiz in quizzes.values() for q in quiz.questions}
     assert types == {"single", "multiple", "numeric", "ordering", "spot_bug"}
+
+
+def test_every_quiz_title_opens_with_the_sites_own_word_for_it_in_each_language():
+    """A title's label ("Quiz: …", "Final exam: …") is written as the menus write it, in the page's
+    language: a Hindi page once showed "Final exam: …" in English above Hindi questions."""
+    from django.utils import translation
+
+    for slug, quiz in load_all_quizzes(settings.BASE_DIR / "content", LANGS).items():
+        for language in LANGS:
+            with translation.override(language):
+                label = translation.gettext("Final exam" if quiz.is_exam else "Quiz")
+            assert quiz.title[language].split(":")[0].strip() == label, (slug, language)
