@@ -15,7 +15,8 @@ def drawing(html: str) -> ET.Element:
     """The chart's <svg> in a page, a fragment or the #lab-curves box's own HTML."""
     match = re.search(r"(<svg[^>]*>.*?</svg>)", html[max(0, html.find('id="lab-curves"')) :], re.S)
     assert match, "no chart drawn"
-    return ET.fromstring(match.group(1))
+    # A browser's innerHTML writes a no-break space (French before a colon) as &nbsp;, which XML lacks.
+    return ET.fromstring(match.group(1).replace("&nbsp;", "\u00a0"))
 
 
 def lines(svg: ET.Element) -> list[list[tuple[float, float]]]:
