@@ -22,7 +22,7 @@ class CertificateAdmin(admin.ModelAdmin):
     list_filter = ["language", "revoked_at", "is_name_correction"]
     search_fields = ["id", "name", "user__username"]
     readonly_fields = [f.name for f in Certificate._meta.fields]
-    actions = ["revoke"]
+    actions = ["revoke", "reissue"]
 
     def has_add_permission(self, request) -> bool:
         return False  # certificates come only from passed exams
@@ -46,3 +46,17 @@ class CertificateAdmin(admin.ModelAdmin):
             "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "certificates/admin_revoke.html", context)
+
+    @admin.action(description=_("Issue the selected revoked certificates again"), permissions=["change"])
+    def reissue(self, request, queryset):
+        """Takes a revocation back: a new certificate each (services.certificate_reissue says when not)."""
+        issued = 0
+        for certificate in queryset:
+            try:
+                services.certificate_reissue(certificate=certificate)
+            except services.CertificateError as exc:
+                self.message_user(request, exc.message, messages.WARNING)
+            else:
+                issued += 1
+        message = ngettext("%(count)d certificate issued again.", "%(count)d certificates issued again.", issued)
+        self.message_user(request, message % {"count": issued}, messages.SUCCESS if issued else messages.INFO)

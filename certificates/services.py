@@ -4,8 +4,10 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.services import profile_for
 from course.page_cache import forget_page
@@ -55,6 +57,27 @@ def _sign_and_save(certificate: Certificate) -> Certificate:
                 raise
 
 
+def _valid_certificate(user: User) -> Certificate | None:
+    return Certificate.objects.filter(user=user, revoked_at__isnull=True, superseded_by__isnull=True).first()
+
+
+def revocation_stands(attempt: Attempt) -> bool:
+    """True when a certificate of the learner was revoked after this attempt was passed (or was the
+    attempt's own): a revocation stands until the learner passes the exam again, so no earlier result
+    earns a certificate back. Staff who take a revocation back re-issue (certificate_reissue)."""
+    if attempt.user_id is None:
+        return False  # a visitor's attempt: no certificate of theirs to have been revoked
+    if Certificate.objects.filter(attempt=attempt, revoked_at__isnull=False).exists():
+        return True
+    latest = Certificate.objects.filter(user_id=attempt.user_id).aggregate(latest=Max("revoked_at"))["latest"]
+    return latest is not None and (attempt.finished_at is None or attempt.finished_at <= latest)
+
+
+REVOCATION_STANDS = gettext_lazy(
+    "Your certificate was revoked. Only a final exam passed after its revocation earns a new one."
+)
+
+
 @transaction.atomic
 def certificate_issue(*, attempt: Attempt, user: User, now: datetime | None = None) -> Certificate:
     """The learner's certificate for a passed exam attempt (the existing one if they hold one)."""
@@ -64,11 +87,11 @@ def certificate_issue(*, attempt: Attempt, user: User, now: datetime | None = No
     name = profile_for(user).full_name.strip()
     if not name:
         raise NotEligible(_("Add your full name to your profile first: it is printed on the certificate."))
-    existing = Certificate.objects.filter(user=user, revoked_at__isnull=True, superseded_by__isnull=True).first()
+    existing = _valid_certificate(user)
     if existing:
         return existing
-    if Certificate.objects.filter(attempt=attempt).exists():
-        raise NotEligible(_("The certificate for this attempt was revoked. Pass the exam again to earn a new one."))
+    if revocation_stands(attempt):
+        raise NotEligible(str(REVOCATION_STANDS))
     return _sign_and_save(
         Certificate(
             user=user,
@@ -93,6 +116,33 @@ def certificate_revoke(*, certificate: Certificate, reason: str, now: datetime |
     certificate.refresh_from_db()
     forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
     return updated == 1
+
+
+@transaction.atomic
+def certificate_reissue(*, certificate: Certificate, now: datetime | None = None) -> Certificate:
+    """Staff take a revocation back (it was made in error): a new certificate for the same result, under
+    a new ID and signed now, in the learner's current name. The revoked one stays revoked, as every
+    verifier that saw it revoked expects; the learner's own claim never does this (revocation_stands)."""
+    certificate.refresh_from_db()
+    if certificate.revoked_at is None:
+        raise NotEligible(_("Certificate %(id)s is not revoked.") % {"id": certificate.display_id})
+    user = certificate.user
+    if user is None:
+        raise NotEligible(_("The learner of certificate %(id)s closed their account.") % {"id": certificate.display_id})
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    if _valid_certificate(user):
+        raise NotEligible(_("The learner already holds a valid certificate."))
+    return _sign_and_save(
+        Certificate(
+            user=user,
+            attempt=certificate.attempt,
+            name=profile_for(user).full_name.strip() or certificate.name,
+            language=certificate.language,
+            score_percent=certificate.score_percent,
+            score_band=certificate.score_band,
+            issued_at=now or timezone.now(),
+        )
+    )
 
 
 def name_correction_used(user: User) -> bool:

@@ -7,6 +7,7 @@ from accounts.services import profile_for
 from config.site_url import staff_warning
 
 from ..selectors import exam_certificate
+from ..services import REVOCATION_STANDS, revocation_stands
 
 register = template.Library()
 
@@ -16,12 +17,14 @@ def certificate_claim(context: template.Context, attempt) -> dict:
     """Open the certificate, or sign in, add a name, or claim it: whichever the learner needs next."""
     request = context["request"]
     user = request.user
+    certificate = exam_certificate(attempt)
     return {
         "request": request,
         "user": user,
         "attempt": attempt,
-        "certificate": exam_certificate(attempt),
+        "certificate": certificate,
         "certificate_name": profile_for(user).full_name if user.is_authenticated else "",
+        "refused": REVOCATION_STANDS if certificate is None and revocation_stands(attempt) else "",
     }
 
 

@@ -1,4 +1,5 @@
 import re
+from datetime import timedelta
 
 from django.core.management import call_command
 from django.test import Client
@@ -8,6 +9,8 @@ from django.utils import translation
 from accounts.services import profile_for
 from certificates.models import Certificate
 from certificates.services import certificate_revoke
+
+REVOKED_SAYS = "Your certificate was revoked. Only a final exam passed after its revocation earns a new one."
 
 
 def verify_url(certificate: Certificate) -> str:
@@ -100,6 +103,58 @@ def test_a_revoked_attempt_cannot_be_claimed_again(learner_client, certificate, 
     certificate_revoke(certificate=certificate, reason="cheating")
     learner_client.post(reverse("certificates:claim", args=["final-exam", passed_exam.key]))
     assert Certificate.objects.count() == 1
+
+
+def passed_at(user, when):
+    """Another passed final exam of `user`, finished at `when`."""
+    from quizzes.models import Attempt
+    from tests.factories import passed_exam_attempt
+
+    attempt = passed_exam_attempt(user, Attempt.objects.filter(user=user).first().quiz)
+    Attempt.objects.filter(pk=attempt.pk).update(started_at=when - timedelta(minutes=9), finished_at=when)
+    return attempt
+
+
+def claim(client, attempt):
+    return client.post(reverse("certificates:claim", args=["final-exam", attempt.key]), follow=True)
+
+
+def test_a_revocation_stands_until_an_exam_passed_after_it(learner_client, learner, certificate):
+    """Staff revoke for a reason that concerns the learner (an exam taken by someone else): a result
+    from before the revocation cannot earn the certificate back, only one passed after it."""
+    certificate_revoke(certificate=certificate, reason="Exam taken by someone else")
+    certificate.refresh_from_db()
+    before = passed_at(learner, certificate.revoked_at - timedelta(minutes=1))
+    result_page = learner_client.get(reverse("quizzes:result", args=["final-exam", before.key])).text
+    assert "Claim your certificate" not in result_page and REVOKED_SAYS in result_page
+    refused = claim(learner_client, before)
+    assert REVOKED_SAYS in refused.text
+    assert list(Certificate.objects.values_list("pk", flat=True)) == [certificate.pk]
+
+    after = passed_at(learner, certificate.revoked_at + timedelta(seconds=1))
+    claim(learner_client, after)
+    new = Certificate.objects.get(attempt=after)
+    assert new.is_valid and new.pk != certificate.pk
+    certificate.refresh_from_db()
+    assert certificate.status == "revoked"  # the revoked one stays revoked
+
+
+def test_staff_reissue_a_revoked_certificate_from_the_admin(admin_client, learner_client, learner, certificate):
+    """A revocation staff take back (made in error) is a new certificate, with a new ID and signature:
+    the revoked one keeps saying revoked, as credentials already checked against it expect."""
+    certificate_revoke(certificate=certificate, reason="Issued by mistake")
+    url = reverse("admin:certificates_certificate_changelist")
+    done = admin_client.post(url, {"action": "reissue", "_selected_action": [certificate.pk]}, follow=True)
+    assert "1 certificate issued again" in done.text
+    new = Certificate.objects.exclude(pk=certificate.pk).get()
+    assert new.is_valid and new.user == learner and new.attempt_id == certificate.attempt_id
+    assert (new.score_band, new.language) == (certificate.score_band, certificate.language)
+    certificate.refresh_from_db()
+    assert certificate.status == "revoked"
+    again = admin_client.post(url, {"action": "reissue", "_selected_action": [certificate.pk]}, follow=True)
+    assert "already holds a valid certificate" in again.text and Certificate.objects.count() == 2
+    valid = admin_client.post(url, {"action": "reissue", "_selected_action": [new.pk]}, follow=True)
+    assert "is not revoked" in valid.text and Certificate.objects.count() == 2
 
 
 def test_the_revoke_command_revokes_with_a_reason(certificate, capsys):
