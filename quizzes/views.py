@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from config.htmx import vary_on_htmx, wants_fragment
 from config.ratelimit import limit_exceeded, rate_limit, retry_after
 from config.views import rate_limited
-from config.waits import please_wait, seconds_until, with_retry_after
+from config.waits import please_wait, seconds_until, wait_in_words, with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services, spaced_review
@@ -49,8 +49,9 @@ def index(request: HttpRequest) -> HttpResponse:
 
 def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at=None) -> HttpResponse:
     owned = _owned(request).filter(quiz=quiz)
+    now = timezone.now()
     if quiz.is_exam and available_at is None:
-        available_at = services.exam_available_at(attempts=_owned(request), now=timezone.now())
+        available_at = services.exam_available_at(attempts=_owned(request), now=now)
     context = {
         "quiz": quiz,
         "title": quiz.title_in(get_language()),
@@ -60,7 +61,8 @@ def _quiz_page(request: HttpRequest, quiz: Quiz, status: int = 200, available_at
         "unfinished": owned.filter(finished_at__isnull=True).first(),
         "passed_exam": selectors.passed_exam_attempt(owned, quiz),
         "finished": owned.filter(finished_at__isnull=False)[:10],
-        "available_at": available_at,
+        # In the site's own words, rounded up (Django's timeuntil has no Hindi and says "0 minutes" at 59 s).
+        "wait": wait_in_words(seconds_until(available_at, now)) if available_at else "",
         "pass_mark": round(settings.QUIZ_PASS_MARK * 100),
         "cooldown_minutes": settings.QUIZ_EXAM_COOLDOWN_MINUTES,
         "daily_limit": settings.QUIZ_EXAM_DAILY_LIMIT,
