@@ -51,7 +51,9 @@ def test_the_limit_is_shown_before_and_during_the_attempt(learner_client, quizze
     exam = start_attempt(learner_client, "final-exam")
     page = learner_client.get(reverse("quizzes:attempt", args=["final-exam", exam.key])).text
     assert "45 minutes left" in page
-    assert f'<time datetime="{exam.deadline:%Y-%m-%dT%H:%M:%S}+0000">' in page  # UTC, whole seconds (HTML)
+    assert f'<time datetime="{exam.deadline:%Y-%m-%dT%H:%M:%S}+0000"' in page  # UTC, whole seconds (HTML)
+    # quizzes.js counts down from this instant (Date.parse reads this form, not the `+0000` above)
+    assert f'data-deadline="{exam.deadline:%Y-%m-%dT%H:%M:%S}.{exam.deadline.microsecond // 1000:03d}Z"' in page
     # Each answer's progress line (swapped out of band) brings the time left up to date.
     Attempt.objects.filter(pk=exam.pk).update(deadline=timezone.now() + timedelta(seconds=90))
     card = learner_client.post(helpers.answer_url(exam, 1), helpers.wrong_post(exam, 1), **HTMX)
