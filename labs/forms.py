@@ -5,10 +5,44 @@ from django.utils.translation import gettext_lazy as _
 from labs.training import config as lab_config
 from labs.training.config import show
 from labs.training.problems import Problem
-from labs.workers import Limits, site_limits, validate_for
+from labs.workers import SIZE_TOO_BIG, Limits, site_limits, validate_for
 
 # What a browser sends with the form besides the settings.
 NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})
+
+# The trainer's rules across settings as the form says them. The API's messages (labs.training.config,
+# labs.workers) name its fields (accumulation_steps, "set processes to 1"); a learner filling in the
+# form reads its labels. The parameters are the API message's own.
+FORM_WORDING = {
+    lab_config.N_SPLITS_BATCH: _(
+        "Accumulation steps (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
+    ),
+    lab_config.N_ABOVE_BATCH: _(
+        "Accumulation steps (N = %(n)s) cannot be more than the effective batch size (%(effective)s): every "
+        "micro-batch needs at least one sample."
+    ),
+    lab_config.PROCESSES_SPLIT_BATCH: _(
+        "Processes (G) × accumulation steps (N) must divide the effective batch size, so that every process gets "
+        "whole micro-batches: %(effective)s is not divisible by %(g)s × %(n)s = %(product)s."
+    ),
+    lab_config.OVER_BUDGET: _(
+        "Optimizer steps × effective batch size must be at most %(budget)s samples; this run would use %(steps)s × "
+        "%(effective)s = %(samples)s. Lower the optimizer steps or the effective batch size."
+    ),
+    lab_config.SIZE_NEEDS_SIZED_TASK: _(
+        "The %(size)s model size is for the guides-lm task only; the other tasks have one size, tiny."
+    ),
+    lab_config.PRECISION_NEEDS_ONE_PROCESS: _(
+        "The %(precision)s precision trains in one process: set Processes (G) to 1."
+    ),
+    lab_config.TOO_MANY_PROCESSES: _(
+        "Processes (G) can be at most %(allowed)s on the worker machine; you chose %(got)s."
+    ),
+    lab_config.GPU_NEEDED: _("This choice needs a GPU worker, and none is connected now."),
+    SIZE_TOO_BIG: _(
+        "The %(size)s model needs more GPU memory than any connected worker has; the largest they take is %(largest)s."
+    ),
+}
 
 
 def translate_problem(problem: str) -> str:
@@ -16,6 +50,14 @@ def translate_problem(problem: str) -> str:
     if isinstance(problem, Problem):
         return gettext(problem.message_id) % problem.params if problem.params else gettext(problem.message_id)
     return gettext(problem)
+
+
+def form_message(problem: str) -> str:
+    """A problem as the form says it (FORM_WORDING), else as the API does, in the reader's language."""
+    wording = FORM_WORDING.get(getattr(problem, "message_id", None))
+    if wording is None:
+        return translate_problem(problem)
+    return str(wording) % problem.params
 
 
 def translated_problems(problems: dict[str, list[Problem]]) -> list[tuple[str | None, str]]:
@@ -125,11 +167,16 @@ class RunForm(forms.Form):
     def clean(self) -> dict:
         data = super().clean()
         self._check_names()
+        # The trainer's rules over the settings that are valid, so that every problem shows at once: a
+        # setting the form refused is missing from `data`, and its own error already says why.
+        self.run_config, problems = validate_for(data, self.limits)
+        for field, field_problems in problems.items():
+            if field != lab_config.NON_FIELD and field in self.errors:
+                continue
+            for problem in field_problems:
+                self.add_error(None if field == lab_config.NON_FIELD else field, form_message(problem))
         if self.errors:
-            return data
-        self.run_config, errors = validate_for(data, self.limits)
-        for field, message in translated_problems(errors):
-            self.add_error(field, message)
+            self.run_config = None
         return data
 
     def _check_names(self) -> None:

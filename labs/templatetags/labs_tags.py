@@ -3,6 +3,7 @@ from django.utils.formats import number_format
 from django.utils.translation import get_language
 
 from labs.figures import sci
+from labs.forms import RunForm
 
 register = template.Library()
 DASH = "—"
@@ -40,3 +41,10 @@ def progress(value) -> str:
 def scientific(value) -> str:
     """Tiny relative errors (1e-7) and big ones (0.3) on one scale, as the figures write them."""
     return sci(_number(value))
+
+
+@register.filter
+def setting_label(name: str) -> str:
+    """A run's setting, stored under the API's name (effective_batch_size), as the lab form labels it."""
+    field = RunForm.base_fields.get(name)
+    return field.label if field else name

@@ -21,6 +21,11 @@ REFUSED = {
     "hi": "size medium के लिए GPU वाला worker चाहिए; अभी कोई जुड़ा नहीं है।",
     "fr": "size medium demande un worker avec GPU\u202f; aucun n'est connecté.",
 }
+REFUSED_IN_THE_FORM = {  # under the size field: its label names the setting (labs.forms.FORM_WORDING)
+    "en": "This choice needs a GPU worker, and none is connected now.",
+    "hi": "इस विकल्प के लिए GPU वाला worker चाहिए, और अभी कोई जुड़ा नहीं है।",
+    "fr": "Ce choix demande un worker avec GPU, et aucun n'est connecté pour l'instant.",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -130,7 +135,7 @@ def test_with_only_cpu_workers_the_form_refuses_a_gpu_size(language):
     with translation.override(language):
         form = RunForm(post(size="medium"))
         assert not form.is_valid()
-        assert form.errors["size"] == [REFUSED[language]]
+        assert form.errors["size"] == [REFUSED_IN_THE_FORM[language]]
 
 
 @pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
@@ -206,8 +211,8 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
         form = RunForm(post(size="medium"))
         assert not form.is_valid()
         assert form.errors["size"] == [
-            "size medium demande plus de mémoire GPU qu'aucun worker connecté n'en a\u202f; "
-            "la plus grande taille qu'ils acceptent est small."
+            "Le modèle medium demande plus de mémoire GPU qu'aucun worker connecté n'en a\u202f; "
+            "le plus grand qu'ils acceptent est small."
         ]
 
 
@@ -215,7 +220,7 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
 def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
     publish_gpu_worker()
     settings.LAB_DEVICE_CLASS = "cpu"
-    assert RunForm(post(size="small")).errors["size"] == ["size small needs a GPU worker; none is connected."]
+    assert RunForm(post(size="small")).errors["size"] == [REFUSED_IN_THE_FORM["en"]]
     workers.worker_forget(name="gpu-1@host")
     settings.LAB_DEVICE_CLASS = "cuda"
     assert RunForm(post(size="medium", precision="tf32")).is_valid()

@@ -1,5 +1,8 @@
 """The run form uses labs.training.config's choices, limits and rules, in the reader's language."""
 
+import re
+
+import pytest
 from django.utils import translation
 
 from labs.forms import RunForm
@@ -19,12 +22,13 @@ def test_choices_and_limits_come_from_the_trainer_config():
     assert (steps.min_value, steps.max_value) == lab_config.STEPS_RANGE
 
 
-def test_a_rule_across_fields_is_the_trainer_configs_message_translated():
+def test_a_rule_across_fields_is_the_trainer_configs_rule_in_the_forms_words_translated():
     with translation.override("fr"):
         form = RunForm(post(effective_batch_size=30, accumulation_steps=4))
         assert not form.is_valid()
         assert form.errors["accumulation_steps"] == [
-            "accumulation_steps doit diviser effective_batch_size\u00a0: 30 n'est pas divisible par 4."
+            "Le nombre de pas d'accumulation (N) doit diviser la taille de lot effective\u00a0: "
+            "30 n'est pas divisible par 4."
         ]
 
 
@@ -41,3 +45,45 @@ def test_the_budget_is_a_message_about_the_whole_form():
     form = RunForm(post(steps=500, effective_batch_size=256, accumulation_steps=4))
     assert not form.is_valid()
     assert "500 × 256 = 128,000" in form.non_field_errors()[0]
+
+
+# What a learner broke at once: a field the form itself refuses, and two rules across fields.
+SEVERAL_PROBLEMS = {"learning_rate": "fast", "effective_batch_size": 30, "accumulation_steps": 4, "size": "small"}
+# The API's names as its messages write them: effective_batch_size, or "processes" as a setting
+# ("set processes to 1"); a label is what the form shows ("Processes (G)").
+NAMED_AS_IN_THE_API = [name for name in lab_config.FIELDS if "_" in name] + ["processes"]
+API_NAMES = re.compile("|".join(rf"\b{name}\b" for name in NAMED_AS_IN_THE_API))
+
+
+def test_every_problem_is_listed_at_once_not_one_kind_after_the_other():
+    form = RunForm(post(task="digits-mlp", **SEVERAL_PROBLEMS))
+    assert not form.is_valid()
+    assert set(form.errors) == {"learning_rate", "accumulation_steps", "size"}
+    assert form.run_config is None
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "fr"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"effective_batch_size": 30, "accumulation_steps": 4},  # N does not divide the batch
+        {"effective_batch_size": 4, "accumulation_steps": 8},  # N above the batch
+        {"effective_batch_size": 64, "accumulation_steps": 3, "processes": 2},  # G × N does not divide it
+        {"steps": 500, "effective_batch_size": 256, "accumulation_steps": 4},  # over the sample budget
+        {"task": "digits-mlp", "size": "small"},  # a size for guides-lm only
+        {"precision": "bf16", "processes": 2},  # mixed precision in one process only
+        {"task": "guides-lm", "size": "small"},  # needs a GPU worker
+    ],
+)
+def test_the_forms_messages_name_the_settings_by_their_labels_not_the_apis_names(language, changes, settings):
+    settings.LAB_MAX_PROCESSES = 2
+    with translation.override(language):
+        form = RunForm(post(**changes))
+        assert not form.is_valid()
+        messages = [message for field_messages in form.errors.values() for message in field_messages]
+    assert messages and not [message for message in messages if API_NAMES.search(message)], messages
+    if language != "en":  # said in the page's language
+        english = [m for field_messages in RunForm(post(**changes)).errors.values() for m in field_messages]
+        assert not set(messages) & set(english), messages
+    # Nor "size small", "precision bf16": the API's name=value, not a sentence.
+    assert not [m for m in messages for name, value in changes.items() if f"{name} {value}" in m], messages

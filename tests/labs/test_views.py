@@ -91,6 +91,34 @@ def test_a_form_with_n_not_dividing_the_batch_explains_why(learner_client):
     assert LabRun.objects.count() == 0
 
 
+def test_a_form_with_several_problems_lists_them_all_at_the_top_by_the_fields_labels(learner_client):
+    data = {**DEFAULT_CONFIG, "grad_clip": "", "learning_rate": "fast", "effective_batch_size": 30}
+    data |= {"accumulation_steps": 4, "task": "digits-mlp", "size": "small"}
+    response = learner_client.post(reverse("labs:submit"), data)
+    assert response.status_code == 400
+    summary = response.text.split('id="lab-form-errors"', 1)[1].split("</div>", 1)[0]
+    listed = re.findall(r'<li><a href="#id_(\w+)">([^<]+)</a>: ', summary)
+    assert listed == [
+        ("accumulation_steps", "Accumulation steps (N)"),
+        ("learning_rate", "Learning rate"),
+        ("size", "Model size (guides-lm)"),
+    ]  # in the form's order, each linked to its field
+    assert "30 is not divisible by 4" in summary
+    assert "accumulation_steps" not in re.sub(r'href="#id_\w+"', "", summary)  # no API name in the words
+    assert LabRun.objects.count() == 0
+
+
+def test_the_run_page_names_each_setting_by_the_forms_label(learner_client, learner, make_run):
+    run = make_run(learner, status=LabRun.Status.SUCCEEDED)
+    html = learner_client.get(reverse("labs:run", args=[run.pk])).content.decode()
+    table = html.split('class="data-table lab-config"', 1)[1].split("</table>", 1)[0]
+    headers = re.findall(r'<th scope="row">(.*?)</th>', table)
+    assert headers[:4] == ["Task", "Normalization layer", "Effective batch size", "Accumulation steps (N)"]
+    assert "<code>" not in table and "effective_batch_size" not in table
+    french = learner_client.get(reverse("labs:run", args=[run.pk]).replace("/en/", "/fr/", 1)).text
+    assert "Taille de lot effective" in french.split('class="data-table lab-config"', 1)[1].split("</table>", 1)[0]
+
+
 def test_the_form_refuses_a_setting_it_does_not_know_as_the_api_does(learner_client):
     data = {**DEFAULT_CONFIG, "steps": 5, "grad_clip": "", "warmup_steps": "10"}
     response = learner_client.post(reverse("labs:submit"), data)

@@ -165,7 +165,7 @@ def test_the_lab_form_takes_processes_up_to_the_workers_limit(settings):
     assert (form.run_config.processes, form.run_config.sync) == (2, "every_micro")
     form = RunForm({**old_post, "processes": "4", "effective_batch_size": "64"})
     assert not form.is_valid()
-    assert form.errors["processes"] == ["processes must be at most 2 on this worker machine; got 4."]
+    assert form.errors["processes"] == ["Processes (G) can be at most 2 on the worker machine; you chose 4."]
 
 
 @pytest.mark.integration
