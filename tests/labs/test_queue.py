@@ -190,7 +190,8 @@ def test_the_compare_poll_brings_the_listed_runs_and_the_queue_in_one_request(le
     compared = make_run(learner, status=LabRun.Status.RUNNING)
     listed = make_run(learner)
     page = learner_client.get(f"/en/labs/compare/?run={compared.pk}").content.decode()
-    assert f"/en/labs/compare/?run={compared.share_ref}&amp;live=1" in page
+    view = "x=step&amp;y=linear&amp;smooth=0&amp;validation=shown&amp;lines=styled"  # the chart's, kept by the poll
+    assert f"/en/labs/compare/?run={compared.share_ref}&amp;{view}&amp;live=1" in page
     assert 'id="lab-live" hidden>' in page  # the results table's poll covers the list
     poll = learner_client.get(f"/en/labs/compare/?run={compared.pk}&live=1", headers={"HX-Request": "true"})
     body = poll.content.decode()
