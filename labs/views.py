@@ -146,7 +146,8 @@ def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
     state = queue_state()
     run_queue_block = run_queue(run, state)
     view = curve_view(request.GET)
-    title = _("Training and validation loss of this run") if view.validation else _("Training loss of this run")
+    validation_drawn = view.validation and bool(run.validation)
+    title = _("Training and validation loss of this run") if validation_drawn else _("Training loss of this run")
     context = {
         "run": run,
         "queue": state,
@@ -154,6 +155,7 @@ def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
         "estimate": estimate_text(run_queue_block["estimate_seconds"]),
         "is_owner": request.user.is_authenticated and request.user.pk == run.user_id,
         "curves_svg": runs_chart([run], view, key="lab-curves-svg", title=title),
+        "validation_drawn": validation_drawn,
         **_controls(view),
         "poll_url": request.path + "?" + urlencode(view.query()),  # the live chart keeps the chosen view
         "compare_url": _compare_url([run], view),
@@ -234,14 +236,16 @@ def _controls(view: CurveView) -> dict:
 
 def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
     view = curve_view(request.GET)
+    validation_drawn = view.validation and any(run.validation for run in runs)
     title = (
         _("Training and validation loss of the compared runs")
-        if view.validation
+        if validation_drawn
         else _("Training loss of the compared runs")
     )
     return {
         "runs": runs,
         "curves_svg": runs_chart(runs, view, key="lab-curves-svg", title=title) if runs else "",
+        "validation_drawn": validation_drawn,
         "any_active": any(run.is_active for run in runs),
         **_controls(view),
         "refs": urlencode([("run", run.share_ref) for run in runs]),

@@ -91,6 +91,10 @@ def test_a_run_without_validation_checks_has_no_markers(learner_client, learner,
     url = reverse("labs:compare") + f"?run={finished.pk}&run={bare.pk}"
     svg = drawing(learner_client.get(url).content.decode())
     assert len(lines(svg)) == 2 and [len(group) for group in marks(svg)] == [2]
+    html = learner_client.get(reverse("labs:run", args=[bare.pk])).content.decode()
+    # Its title and caption name no validation loss: there is none to draw.
+    assert drawing(html).find("{http://www.w3.org/2000/svg}title").text == "Training loss of this run"
+    assert '<figcaption class="muted">Training loss per optimizer step</figcaption>' in html
 
 
 @pytest.mark.parametrize(
