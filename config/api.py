@@ -67,7 +67,8 @@ api = CourseAPI(
     version="1.0.0",
     description=(
         "Certificates can be checked by anyone; signed credentials (Open Badges 3.0 VC-JWT, RS256 or EdDSA) "
-        "verify against the key their kid names, also in /.well-known/jwks.json, and their status against "
+        "verify against the key the issuer's own /.well-known/jwks.json lists under their kid (never a key "
+        "found elsewhere: a kid URL on another origin is a forger's), and their status against "
         "the 1EdTech revocation list their credentialStatus names or the W3C Bitstring Status List their "
         "record's status_list_entry names. Authenticated endpoints take a session (with its CSRF token "
         "for POST) or `Authorization: Bearer <token>` (tokens are created on the dashboard). Every error "

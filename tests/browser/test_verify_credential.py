@@ -224,18 +224,31 @@ def test_a_corrected_certificate_reports_the_old_credential_superseded(new_page,
     assert verdict(page) == "valid" and page.text_content('[data-field="name"]') == "Asha V. Verma"
 
 
-def test_a_credential_signed_with_a_key_we_never_published_is_unknown(new_page, live_server, issued):
+@pytest.mark.parametrize(
+    ("kid", "expected"),
+    [
+        ("thumbprint", "unknown-key"),  # the forger's key's own name
+        ("https://attacker.example/key.json", "unknown-key"),  # a URL that would answer the forger's JWK
+        ("{site}@attacker.example/key.json", "unknown-key"),  # the site's address as user info, then the forger's
+        ("{our_kid}", "tampered"),  # the site's own kid: its key does not verify the forger's signature
+    ],
+)
+def test_a_credential_signed_with_a_key_we_never_published_is_unknown(new_page, live_server, issued, kid, expected):
+    """The page checks against the site's own JWKS only, whatever the kid names, and fetches nothing a
+    credential names elsewhere."""
     from joserfc import jws
     from joserfc.jwk import OKPKey
 
     _header, payload, _signature = issued.credential.split(".")
     stranger = OKPKey.generate_key("Ed25519", private=True)
-    header = {"alg": "EdDSA", "typ": "JWT", "kid": stranger.thumbprint()}
+    kid = stranger.thumbprint() if kid == "thumbprint" else kid.format(site=live_server.url, our_kid=issued.kid)
+    header = {"alg": "EdDSA", "typ": "JWT", "kid": kid}
     with warnings.catch_warnings():  # joserfc prefers the newer name "Ed25519"; OB 3.0 uses "EdDSA"
         warnings.simplefilter("ignore")
         forged = jws.serialize_compact(header, base64.urlsafe_b64decode(payload + "=="), stranger, algorithms=["EdDSA"])
     page = open_check(new_page, live_server)
     paste_and_check(page, forged)
-    assert verdict(page) == "unknown-key"
+    assert verdict(page) == expected
+    assert all(url.startswith(live_server.url + "/") for _method, url, _data in page.sent), page.sent
     paste_and_check(page, "a photo of a certificate")
     assert verdict(page) == "unreadable"

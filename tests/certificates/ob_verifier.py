@@ -5,7 +5,11 @@ uses only PyJWT, joserfc and jsonschema.
 What it follows:
 - OB 3.0 "Verify a Credential" (https://www.imsglobal.org/spec/ob/v3p0/#jwt-verify): dereference the
   header's kid to a JWK, check the signature, then the claims: iss = issuer.id, sub =
-  credentialSubject.id, nbf = validFrom, jti = id, every one of them present.
+  credentialSubject.id, nbf = validFrom, jti = id, every one of them present. The key is taken only
+  from the issuer: the kid must be a URL on the issuer's own origin (scheme, host and port compared
+  parsed, no user info) and name a key of the issuer's JWK Set, and the JWK it dereferences to must
+  be that key. A verifier that trusts whatever JWK the kid serves accepts anyone's signature over
+  the issuer's name: the forger serves their own key and names the issuer as iss.
 - OB 3.0 "OpenBadgeCredential Verification" (#verification): 1EdTech's AchievementCredential JSON
   Schema (a copy in schemas/), the status through 1EdTechRevocationList
   (https://www.imsglobal.org/spec/vcrl/v1p0/), the recipient through a known identifier (#verify-identifier).
@@ -126,6 +130,25 @@ def recipient_matches(claims: dict, known_name: str) -> bool:
     return False
 
 
+def origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an http(s) URL, the port filled in from the scheme; None for a URL
+    with user info (`https://issuer@forger/` is the forger's host), a bad port or another scheme."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        return None
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def same_origin(url: str, issuer: str) -> bool:
+    """`url` is served by the issuer's own site: the same scheme, host and port, compared parsed
+    (a prefix test of the text passes `https://issuer.example@forger.example/`)."""
+    return origin(url) is not None and origin(url) == origin(issuer)
+
+
 def _bitstring(encoded: str) -> bytes:
     if not encoded.startswith("u"):
         raise NotVerified("encodedList is not multibase base64url")
@@ -146,13 +169,19 @@ class Verifier:
     def fetch_json(self, url: str) -> dict:
         return json.loads(self.fetch(url))
 
-    def dereference_kid(self, kid: str) -> dict:
-        """OB 3.0 "Dereferencing the Public Key": the kid is an HTTP URL whose answer is a JWK."""
+    def dereference_kid(self, kid: str, issuer: str) -> dict:
+        """OB 3.0 "Dereferencing the Public Key": the kid is an HTTP URL whose answer is a JWK; here
+        also a URL of the issuer's origin, answering the key the issuer's JWK Set lists under it."""
         if urlsplit(kid).scheme not in ("http", "https"):
             raise NotVerified(f"kid {kid!r} is not a URL")
+        if not same_origin(kid, issuer):
+            raise NotVerified(f"kid {kid!r} is not on the origin of the issuer {issuer!r}")
+        published = self.issuer_key_by_kid(kid, issuer)  # before any GET of the kid itself
         jwk = self.fetch_json(kid)
         if {"d", "p", "q", "dp", "dq", "qi"} & set(jwk):
             raise NotVerified("the published JWK holds private key material")
+        if jwk != published:
+            raise NotVerified(f"kid {kid!r} answers another key than the issuer's JWK Set lists under it")
         return jwk
 
     def verify(self, token: str, issuer: str) -> dict:
@@ -160,7 +189,7 @@ class Verifier:
         header = unverified_header(token)
         if set(header) - {"alg", "kid", "jwk", "typ"}:
             raise NotVerified(f"JOSE header {sorted(header)} has members OB 3.0 does not allow")
-        jwk = self.dereference_kid(header["kid"])
+        jwk = self.dereference_kid(header["kid"], issuer)
         claims = verify_with_pyjwt(token, jwk, issuer)
         if verify_with_joserfc(token, jwk, issuer) != claims:
             raise NotVerified("PyJWT and joserfc read different claims")
@@ -214,17 +243,22 @@ class Verifier:
 
     def issuer_jwks(self, issuer: str) -> dict:
         metadata = self.issuer_metadata(issuer)
+        if "jwks_uri" in metadata and not same_origin(metadata["jwks_uri"], issuer):
+            raise NotVerified(f"jwks_uri {metadata['jwks_uri']!r} is not on the origin of the issuer {issuer!r}")
         jwks = metadata["jwks"] if "jwks" in metadata else self.fetch_json(metadata["jwks_uri"])
         KeySet.import_key_set(jwks)  # a valid JWK Set, or this raises
         return jwks
 
-    def issuer_key(self, token: str, issuer: str) -> dict:
-        """The key a token's kid names in the JWK Set the issuer metadata points to."""
-        kid = unverified_header(token)["kid"]
-        jwk = next((key for key in self.issuer_jwks(issuer)["keys"] if key["kid"] == kid), None)
+    def issuer_key_by_kid(self, kid: str, issuer: str) -> dict:
+        """The key the issuer's own JWK Set (the one its metadata points to) lists under `kid`."""
+        jwk = next((key for key in self.issuer_jwks(issuer)["keys"] if key.get("kid") == kid), None)
         if jwk is None:
             raise NotVerified(f"no published key has kid {kid!r}")
         return jwk
+
+    def issuer_key(self, token: str, issuer: str) -> dict:
+        """The key a token's kid names in the JWK Set the issuer metadata points to."""
+        return self.issuer_key_by_kid(unverified_header(token)["kid"], issuer)
 
     def verify_with_issuer_keys(self, token: str, issuer: str, required: list[str] = REQUIRED_CLAIMS) -> dict:
         """The other way to the key: the issuer metadata's JWK Set, looked up by kid."""

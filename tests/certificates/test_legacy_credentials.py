@@ -52,7 +52,7 @@ def test_its_key_is_published_under_both_its_old_kid_and_its_url(old_site, verif
     url_kid = f"{legacy.SITE_URL}/api/certificates/keys/{legacy.ROW['kid']}"
     assert set(by_kid) == {url_kid, legacy.ROW["kid"]}
     assert by_kid[url_kid]["x"] == by_kid[legacy.ROW["kid"]]["x"] and by_kid[url_kid]["alg"] == "EdDSA"
-    assert verifier.dereference_kid(url_kid) == by_kid[url_kid]
+    assert verifier.dereference_kid(url_kid, ISSUER) == by_kid[url_kid]
 
 
 def test_a_strict_ob30_verifier_says_exactly_what_it_lacks(old_site, verifier):

@@ -4,21 +4,32 @@ EdDSA, across key rotations; the documents that lead a verifier from a credentia
 and the hashed identifier."""
 
 import io
+import json
+import re
+import warnings
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import jwt as pyjwt
 import pytest
 from django.core.management import call_command
+from joserfc import jws
+from joserfc.errors import SecurityWarning
+from joserfc.jwk import OKPKey
 from pypdf import PdfReader
 
 from tests.certificates.ob_verifier import (
     PROFILE_SCHEMA,
     NotVerified,
     Verifier,
+    http_get,
     recipient_matches,
     schema_errors,
     unverified_header,
     unverified_payload,
 )
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -151,7 +162,7 @@ def test_the_jwt_vc_issuer_metadata_and_the_issuer_profile_lead_to_the_keys(site
     (method,) = profile["verificationMethod"]
     assert method["id"] == certificate.kid and profile["assertionMethod"] == [certificate.kid]
     assert method["controller"] == issuer and method["type"] == "JsonWebKey"
-    assert method["publicKeyJwk"] == verifier.dereference_kid(certificate.kid)
+    assert method["publicKeyJwk"] == verifier.dereference_kid(certificate.kid, issuer)
     assert method["publicKeyJwk"] == verifier.issuer_jwks(issuer)["keys"][0]
     assert set(method["publicKeyJwk"]) == {"kty", "n", "e", "kid", "use", "alg"}  # no private member
 
@@ -180,3 +191,105 @@ def test_a_hashed_identifier_keeps_the_name_out_of_the_credential(settings, site
     assert "Asha Verma" in page.text  # the public page still shows the name the learner chose
     pdf = PdfReader(io.BytesIO(client.get(f"/en/certificates/{certificate.display_id}/certificate.pdf").content))
     assert "Asha Verma" in "".join(sheet.extract_text() for sheet in pdf.pages)
+
+
+# Forged keys ------------------------------------------------------------------------------------
+
+
+def forged_with_own_key(credential: str, kid: str) -> tuple[str, dict]:
+    """(token, public JWK): the site's credential, its claims untouched (iss included), signed again
+    with a key of the forger's own that `kid` names."""
+    stranger = OKPKey.generate_key("Ed25519", private=True)
+    jwk = {**stranger.as_dict(private=False), "kid": kid, "alg": "EdDSA", "use": "sig"}
+    payload = json.dumps(unverified_payload(credential)).encode()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SecurityWarning)
+        token = jws.serialize_compact(
+            {"alg": "EdDSA", "typ": "JWT", "kid": kid}, payload, stranger, algorithms=["EdDSA"]
+        )
+    return token, jwk
+
+
+def forger_kids(site: str) -> list[str]:
+    """Addresses of a forger's key: another host, the site's own name as user info before the forger's
+    host (a check that the kid starts with the site's address lets it through), the site's host on
+    another port, and the site's host and port over the other scheme."""
+    parts = urlsplit(site)
+    path = "/api/certificates/keys/forged"
+    return [
+        f"https://attacker.example{path}",
+        f"{site}@attacker.example{path}",
+        f"{parts.scheme}://{parts.hostname}:{parts.port + 1}{path}",
+        f"https://{parts.netloc}{path}",
+    ]
+
+
+def serving_the_forgers_key(site: str, jwk: dict):
+    """GETs as the network answers them, the forger's server answering with the forger's JWK
+    everywhere but at the site's own scheme, host and port."""
+    own = urlsplit(site)
+
+    def get(url: str, accept: str) -> tuple[int, bytes]:
+        parts = urlsplit(url)
+        if (parts.scheme, parts.hostname, parts.port, parts.username) == (own.scheme, own.hostname, own.port, None):
+            return http_get(url, accept)
+        return 200, json.dumps(jwk).encode()
+
+    return get
+
+
+def test_a_credential_signed_with_a_key_the_issuer_never_published_is_refused(site, issuer, issue):
+    """OB 3.0 dereferences the kid; a verifier that takes whatever key that URL serves accepts anyone's
+    signature over the issuer's name. The key must be one the issuer's own JWK Set lists."""
+    certificate = issue()
+    for kid in forger_kids(site):
+        forged, jwk = forged_with_own_key(certificate.credential, kid)
+        verifier = Verifier(serving_the_forgers_key(site, jwk))
+        assert verifier.fetch_json(kid) == jwk  # the forger's server answers at the kid
+        with pytest.raises(NotVerified, match="issuer"):
+            verifier.verify(forged, issuer)
+        with pytest.raises(NotVerified, match="no published key"):
+            verifier.verify_with_issuer_keys(forged, issuer)
+    assert Verifier(serving_the_forgers_key(site, {})).verify(certificate.credential, issuer)["iss"] == issuer
+
+
+def test_a_kid_on_the_site_that_the_jwks_does_not_list_is_refused(site, issuer, issue):
+    """The issuer's origin is not enough: the key must be the one the issuer's JWK Set lists."""
+    certificate = issue()
+    kid = f"{site}/api/certificates/keys/forged"  # answered by the site (404), never by the forger
+    forged, _jwk = forged_with_own_key(certificate.credential, kid)
+    with pytest.raises(NotVerified):
+        Verifier().verify(forged, issuer)
+
+
+def readme_pyjwt_recipe(site: str, certificate_id: str) -> list[str]:
+    """The README's "With PyJWT" code blocks, pointed at the running site and one of its certificates."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("**With PyJWT**") : text.index("### API")]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    return [
+        code.replace('"https://course.example.org"', repr(site)).replace(
+            "ABCD-EFGH-IJKL-MNOP-QRST-UVWX-YZ23-4567", certificate_id
+        )
+        for code in blocks
+    ]
+
+
+def test_the_readme_pyjwt_recipe_verifies_real_credentials_and_refuses_forged_keys(site, issuer, issue, capsys):
+    """The recipe as the README prints it, run as a reader would: both blocks, then its `verified`
+    given the forgeries."""
+    from certificates.services import certificate_revoke
+
+    certificate = issue()
+    names: dict = {}
+    for code in readme_pyjwt_recipe(site, certificate.display_id):
+        exec(code, names)  # the README's own code
+    assert capsys.readouterr().out.split() == ["Asha", "Verma", "valid", "valid"]
+    for kid in forger_kids(site):
+        forged, _jwk = forged_with_own_key(certificate.credential, kid)
+        with pytest.raises(pyjwt.PyJWTError):
+            names["verified"](forged)
+    certificate_revoke(certificate=certificate, reason="Exam taken by someone else.")
+    for code in readme_pyjwt_recipe(site, certificate.display_id):
+        exec(code, names)
+    assert capsys.readouterr().out.split() == ["Asha", "Verma", "withdrawn", "withdrawn"]
