@@ -81,8 +81,6 @@ def test_pages_follow_the_colour_scheme_with_readable_text_code_and_figures(
     figures_seen = 0
     for name in PAGES:
         page.goto(live_server.url + paths[name])
-        if page.locator("canvas[data-lab-chart]").count():  # drawn by static/js/labs.js
-            page.locator("canvas[data-lab-chart][data-series]").first.wait_for()
         if scheme == "dark":
             screenshot(page, f"dark-{name.replace(' ', '-')}-en")
         if name == "guide":
