@@ -253,6 +253,11 @@ if HTTPS and not SECURE_HSTS_PRELOAD:
 # Rate limits, applied by config/ratelimit.py: one counter per name (and per address or learner),
 # kept in the cache. Each is "count/period" (s, m, h, d; 100/5m) and can be set in the environment
 # as <NAME>_RATE, e.g. QUIZ_ANSWER_RATE=60/m.
+if "LOGIN_USERNAME_RATE" in os.environ:  # renamed when the lock became per user name and address
+    raise ImproperlyConfigured(
+        "LOGIN_USERNAME_RATE is no longer read: set LOGIN_USERNAME_ADDRESS_RATE, which counts log-in attempts "
+        "per user name from one address (a limit per name alone let anyone lock a learner out)"
+    )
 RATE_LIMITS = {
     "signup": env_rate("SIGNUP_RATE", "10/h"),  # accounts created per address
     "login": env_rate("LOGIN_RATE", "20/m"),  # log-in attempts per address (learners' and staff's forms)

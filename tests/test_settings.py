@@ -61,6 +61,7 @@ def test_production_settings_pass_the_deployment_checklist(tmp_path):
         ("DATABASE_URL", "nonsense://x", "DATABASE_URL"),
         ("REDIS_URL", "http://localhost", "REDIS_URL must start with"),
         ("SECRET_KEY", "short", "SECRET_KEY must be at least 50"),
+        ("LOGIN_USERNAME_RATE", "10/15m", "set LOGIN_USERNAME_ADDRESS_RATE"),  # renamed: never silently ignored
     ],
 )
 def test_bad_settings_stop_the_site_with_a_clear_message(tmp_path, name, value, message):
