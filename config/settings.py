@@ -4,6 +4,7 @@ Embedded defaults run the whole site on one machine: SQLite in STATE_DIR and a l
 """
 
 import os
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -353,6 +354,54 @@ NARRATION_DIR = MEDIA_ROOT / "narration"
 # The run command records the missing narration after start-up, in the background (its `narration` program).
 NARRATION_ON_START = env_bool("NARRATION_ON_START", True)
 DONATE_URL = env_str("DONATE_URL", "")  # where the "Support us" page sends donors
+
+
+# A guide page's links outside the site, each shown only when set: its notebook opened in Colab from
+# a public GitHub repository (where `manage.py export_notebooks` output is committed), and its
+# discussion in a forum.
+def _notebook_repository() -> tuple[str, str, str]:
+    """The repository's address, branch and folder, as Colab's GitHub form needs them (course/outside_links.py)."""
+    url = env_str("NOTEBOOK_REPOSITORY_URL").strip().rstrip("/").removesuffix(".git")
+    if url and not re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url):
+        raise ImproperlyConfigured(
+            "NOTEBOOK_REPOSITORY_URL must be a public GitHub repository such as https://github.com/org/repo "
+            f"(Colab opens notebooks from GitHub), got {url!r}"
+        )
+    branch = env_str("NOTEBOOK_REPOSITORY_BRANCH", "main").strip()
+    if not re.fullmatch(r"[\w./-]+", branch) or ".." in branch:
+        raise ImproperlyConfigured(f"NOTEBOOK_REPOSITORY_BRANCH must be a branch name such as main, got {branch!r}")
+    folder = env_str("NOTEBOOK_REPOSITORY_PATH", "notebooks").strip().strip("/")
+    if not re.fullmatch(r"[\w./-]*", folder) or ".." in folder.split("/"):
+        raise ImproperlyConfigured(
+            f"NOTEBOOK_REPOSITORY_PATH must be a folder inside the repository such as notebooks, got {folder!r}"
+        )
+    return url, branch, folder
+
+
+NOTEBOOK_REPOSITORY_URL, NOTEBOOK_REPOSITORY_BRANCH, NOTEBOOK_REPOSITORY_PATH = _notebook_repository()
+
+
+def _discussion_url_pattern() -> str:
+    """A forum address with {slug} (the guide's) and optionally {language} in it; empty: no link."""
+    pattern = env_str("DISCUSSION_URL_PATTERN").strip()
+    if not pattern:
+        return ""
+    try:
+        example = pattern.format(slug="the-accumulation-loop", language="en")
+    except (KeyError, IndexError, ValueError):
+        raise ImproperlyConfigured(
+            f"DISCUSSION_URL_PATTERN may hold only the placeholders {{slug}} and {{language}}, got {pattern!r}"
+        ) from None
+    parts = urlsplit(example)
+    if parts.scheme != "https" or not parts.hostname or "{slug}" not in pattern:
+        raise ImproperlyConfigured(
+            "DISCUSSION_URL_PATTERN must be an https address with {slug} in it, such as "
+            f"https://forum.example.org/t/{{slug}}, got {pattern!r}"
+        )
+    return pattern
+
+
+DISCUSSION_URL_PATTERN = _discussion_url_pattern()
 QUIZ_PASS_MARK = env_float("QUIZ_PASS_MARK", 0.8)
 
 LOGGING = {

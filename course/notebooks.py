@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from .content import FRAMEWORK_FENCE_RE, TAB_RE, is_runnable
 from .markdown_text import blocks
 from .models import GuidePage
+from .outside_links import notebook_name
 from .versions import tested_with_text
 
 FIGURE_RE = re.compile(r"^\{\{\s*figure:\s*(?P<name>[\w./-]+)\s*\}\}\s*$")
@@ -34,6 +35,8 @@ def guide_notebook(page: GuidePage) -> nbformat.NotebookNode:
                 cells.append(nbformat.v4.new_code_cell(text))
             elif text.strip():
                 cells.append(nbformat.v4.new_markdown_cell(_notebook_markdown(text, url)))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"  # not nbformat's random ids: an unchanged guide exports the same file
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata.update(kernelspec=KERNEL, language_info={"name": "python"})
     notebook.metadata["course"] = {"guide": page.guide.slug, "language": page.language, "source": page.source_hash}
@@ -41,7 +44,7 @@ def guide_notebook(page: GuidePage) -> nbformat.NotebookNode:
 
 
 def notebook_filename(page: GuidePage) -> str:
-    return f"{page.guide.slug}.{page.language}.ipynb"
+    return notebook_name(page.guide.slug, page.language)
 
 
 def _intro(page: GuidePage, url: str) -> str:

@@ -50,6 +50,7 @@ from redis import RedisError
 from .figures import figures_state
 from .models import Guide, GuidePage
 from .narration_status import recording
+from .outside_links import settings_state
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +71,10 @@ def content_hash() -> str:
         "guide__slug", "guide__order", "guide__is_published", "guide__lab_preset", "guide__related",
     )  # fmt: skip
     # Figures drawn into the guides from other apps' data (course/figures.py) count as content, and
-    # so does whether the narration is being recorded (a page without its audio yet says so).
-    state = f"{figures_state()}|recording={recording()}"
+    # so does whether the narration is being recorded (a page without its audio yet says so), and
+    # where the Colab and discussion links point (set after pages were cached, they show within
+    # HASH_TIMEOUT of a restart).
+    state = f"{figures_state()}|recording={recording()}|links={settings_state()}"
     return hashlib.sha256((repr(list(rows)) + state).encode()).hexdigest()[:32]
 
 

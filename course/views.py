@@ -16,7 +16,7 @@ from config.htmx import vary_on_htmx, wants_fragment
 from config.origin import same_site_posts_only
 from config.ratelimit import rate_limit
 
-from . import narration_status, notebooks, services, study_plan
+from . import narration_status, notebooks, outside_links, services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage
 from .page_cache import content_version, public_page
@@ -110,6 +110,8 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "neighbours": SimpleLazyObject(lambda: _neighbours(page, language)),  # read on a miss only
         "quiz_url": reverse("quizzes:quiz", args=[slug]),
         "lab_url": reverse("labs:preset", args=[page.guide.lab_preset]) if page.guide.lab_preset else "",
+        "colab_url": outside_links.colab_url(slug, language),
+        "discussion_url": outside_links.discussion_url(slug, language),
         "newsletter_form": NewsletterForm(),
         "tested_with": tested_with_text(),
         "content_version": content_version(),

@@ -163,3 +163,21 @@ def test_the_cache_takes_the_next_redis_database_after_the_brokers(broker, cache
 
     assert _cache_url(broker) == cache
     assert parse_url(cache)["db"] == parse_url(broker).get("db", 0) + 1  # redis-py reads it back
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DISCUSSION_URL_PATTERN", "http://forum.example.org/t/{slug}", "DISCUSSION_URL_PATTERN must be an https"),
+        ("DISCUSSION_URL_PATTERN", "https://forum.example.org/c/course", "with {slug} in it"),
+        ("DISCUSSION_URL_PATTERN", "https://forum.example.org/t/{topic}", "only the placeholders {slug} and"),
+        ("NOTEBOOK_REPOSITORY_URL", "https://gitlab.com/org/repo", "NOTEBOOK_REPOSITORY_URL must be a public GitHub"),
+        ("NOTEBOOK_REPOSITORY_BRANCH", "main branch", "NOTEBOOK_REPOSITORY_BRANCH must be a branch name"),
+        ("NOTEBOOK_REPOSITORY_PATH", "../notebooks", "NOTEBOOK_REPOSITORY_PATH must be a folder"),
+    ],
+)
+def test_bad_outside_links_stop_the_site_with_a_clear_message(tmp_path, name, value, message):
+    env = {"NOTEBOOK_REPOSITORY_URL": "https://github.com/org/repo", name: value}
+    result = _manage("check", STATE_DIR=str(tmp_path), **env)
+    assert result.returncode != 0
+    assert message in result.stderr
