@@ -8,3 +8,18 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from . import throttle  # noqa: F401  (connects the receiver that logs failed log-ins)
+        from .dashboard import register_section
+        from .selectors import greeting_context, tokens_context
+
+        register_section(
+            "greeting", template="accounts/_greeting.html", context=greeting_context, order=0, shows=("profile",)
+        )
+        # Its forms carry the request's CSRF token: the tokens are cached, the HTML made per request.
+        register_section(
+            "tokens",
+            template="accounts/_tokens.html",
+            context=tokens_context,
+            order=90,
+            shows=("tokens",),
+            cache="context",
+        )

@@ -15,6 +15,7 @@ from ninja.security import HttpBearer, SessionAuth
 
 from config.api_errors import ApiError
 
+from . import learner_versions
 from .models import ApiToken
 
 
@@ -30,6 +31,7 @@ def token_user(raw: str):
     if token is None or not token.user.is_active:
         return None
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    learner_versions.bump(token.user_id, "tokens")  # the dashboard shows when each was last used
     return token.user
 
 

@@ -12,4 +12,10 @@ class CertificatesConfig(AppConfig):
         from . import checks, signals  # noqa: F401  (registers the SITE_URL check, connects the page-cache receiver)
         from .selectors import dashboard_context
 
-        register_section("certificates", template="certificates/_dashboard.html", context=dashboard_context, order=30)
+        register_section(
+            "certificates",
+            template="certificates/_dashboard.html",
+            context=dashboard_context,
+            order=30,
+            shows=("certificates",),
+        )

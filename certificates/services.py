@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts import learner_versions
 from accounts.services import profile_for
 from course.page_cache import forget_page
 from quizzes.models import Attempt
@@ -51,6 +52,7 @@ def _sign_and_save(certificate: Certificate) -> Certificate:
         try:
             with transaction.atomic():
                 certificate.save(force_insert=True)
+            learner_versions.bump(certificate.user_id, "certificates")  # the dashboard lists them
             return certificate
         except IntegrityError:
             if not status_list.slot_taken(certificate.status_slot):
@@ -115,6 +117,7 @@ def certificate_revoke(*, certificate: Certificate, reason: str, now: datetime |
     )
     certificate.refresh_from_db()
     forget_page("certificates:verify", certificate.display_id)  # QuerySet.update sends no signal
+    learner_versions.bump(certificate.user_id, "certificates")
     return updated == 1
 
 
@@ -180,4 +183,5 @@ def certificate_correct_name(*, certificate: Certificate, user: User, name: str)
     profile = profile_for(user)
     profile.full_name = name
     profile.save(update_fields=["full_name"])
+    learner_versions.bump(user.pk, "certificates", "profile")  # the old one superseded; the new name
     return replacement

@@ -9,7 +9,14 @@ class CourseConfig(AppConfig):
     def ready(self) -> None:
         from accounts.dashboard import register_section
 
-        from . import page_cache  # noqa: F401 - connects the signals that retire cached pages
+        from . import page_cache  # connects the signals that retire cached pages
         from .selectors import dashboard_context
 
-        register_section("course", template="course/_dashboard.html", context=dashboard_context, order=10)
+        register_section(
+            "course",
+            template="course/_dashboard.html",
+            context=dashboard_context,
+            order=10,
+            shows=("reads", "quiz-results"),
+            version=page_cache.content_version,  # the guides' titles and order
+        )

@@ -16,6 +16,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from accounts import learner_versions
+
 from . import narration, narration_status
 from .content import load_all_guides
 from .glosses import Glosses, load_glosses, page_hash
@@ -281,5 +283,7 @@ def guide_read(*, user, guide: Guide) -> None:
     """Notes that the learner opened the guide (the dashboard's "last read"). A read within a minute of
     the last one is not written again: paging through a guide costs one SELECT, not a write each time."""
     read, created = GuideRead.objects.get_or_create(user=user, guide=guide)
-    if not created and timezone.now() - read.last_read_at >= LAST_READ_PRECISION:
-        read.save(update_fields=["last_read_at"])  # auto_now: the time of this read
+    if created or timezone.now() - read.last_read_at >= LAST_READ_PRECISION:
+        if not created:
+            read.save(update_fields=["last_read_at"])  # auto_now: the time of this read
+        learner_versions.bump(user.pk, "reads")  # the dashboard shows the guides read, and when

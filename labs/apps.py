@@ -15,5 +15,12 @@ class LabsConfig(AppConfig):
         from .selectors import dashboard_context
 
         register_figure_provider(explorable_figures)  # draws the reference figures, explorable
+        # The runs' statuses and progress change with every write of a worker: rendered each time (one query).
         register_section("labs", template="labs/_dashboard.html", context=dashboard_context, order=40)
-        register_section("predictions", template="labs/_predictions.html", context=dashboard_predictions, order=45)
+        register_section(
+            "predictions",
+            template="labs/_predictions.html",
+            context=dashboard_predictions,
+            order=45,
+            shows=("predictions",),
+        )

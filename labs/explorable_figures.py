@@ -32,6 +32,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts import learner_versions
+
 from .figures import CACHE_VERSION, FIGURES, METRICS, CurveView, ReferenceFigures, loss_chart, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS, Preset
@@ -352,6 +354,7 @@ def prediction_save(user, preset: str, name: str, option: str) -> FigurePredicti
     prediction, _created = FigurePrediction.objects.update_or_create(
         user=user, preset=preset, figure=name, defaults={"predicted": option, "answer": answer or ""}
     )
+    learner_versions.bump(user.pk, "predictions")  # the dashboard lists them
     return prediction
 
 

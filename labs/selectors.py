@@ -22,9 +22,13 @@ def runs_of(user) -> QuerySet[LabRun]:
     return LabRun.objects.filter(user=user).order_by("-created_at", "-id")
 
 
+# What a list of runs never shows: the curves and results, whose JSON grows with the runs' steps.
+LISTED_RUN_UNUSED = ("curve", "validation", "metrics")
+
+
 def recent_runs_of(user) -> list[LabRun]:
     """The runs the lab pages list for the viewer: none for a visitor."""
-    return list(runs_of(user)[:20]) if user.is_authenticated else []
+    return list(runs_of(user).defer(*LISTED_RUN_UNUSED)[:20]) if user.is_authenticated else []
 
 
 def run_visible(*, run_id: int, user) -> LabRun | None:
@@ -91,7 +95,7 @@ def latest_preset_runs(*, slug: str, user) -> list[LabRun]:
 
 def dashboard_context(user) -> dict:
     """Merged into the learner dashboard: their recent runs for templates/labs/_dashboard.html."""
-    return {"lab_runs": list(runs_of(user)[:8])}
+    return {"lab_runs": list(runs_of(user).defer(*LISTED_RUN_UNUSED)[:8])}
 
 
 # ---------------------------------------------------------------- the queue

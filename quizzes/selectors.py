@@ -96,16 +96,29 @@ def review_open(attempt: Attempt) -> bool:
     an answer away is shown until the learner has passed, with this attempt or a later one; an
     attempt after the pass opens only if it passes too. Until then the review says which questions
     were wrong and links the guide that teaches each one."""
-    if not attempt.quiz.is_exam:
-        return True
-    if not attempt.is_finished or attempt.user_id is None:
-        return False
-    if attempt.passed:
-        return True
-    later_pass = Attempt.objects.filter(
-        user_id=attempt.user_id, quiz_id=attempt.quiz_id, passed=True, started_at__gte=attempt.started_at
-    )
-    return later_pass.exists()
+    return attempt.pk in open_reviews([attempt])
+
+
+def open_reviews(attempts: list[Attempt]) -> set[int]:
+    """The ids of the `attempts` whose review is open (review_open), with one query at most: the
+    passes of the exams still closed, whatever the number of attempts."""
+    opened, closed = set(), []
+    for attempt in attempts:
+        if not attempt.quiz.is_exam:
+            opened.add(attempt.pk)
+        elif attempt.is_finished and attempt.user_id is not None and attempt.passed:
+            opened.add(attempt.pk)
+        elif attempt.is_finished and attempt.user_id is not None:
+            closed.append(attempt)
+    if closed:
+        passes = Attempt.objects.filter(
+            user_id__in={a.user_id for a in closed}, quiz_id__in={a.quiz_id for a in closed}, passed=True
+        ).values_list("user_id", "quiz_id", "started_at")
+        for user_id, quiz_id, started_at in passes:
+            opened.update(
+                a.pk for a in closed if (a.user_id, a.quiz_id) == (user_id, quiz_id) and started_at >= a.started_at
+            )
+    return opened
 
 
 def study_links(objectives: set[str], language: str) -> dict[str, StudyLink]:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts import learner_versions
 from course.models import Guide
 from course.typography import french_text, typeset_hash
 
@@ -265,9 +266,11 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
         now = min(now, attempt.deadline)
     correct = attempt.answers.filter(is_correct=True).count()
     passed = attempt.total > 0 and correct / attempt.total >= settings.QUIZ_PASS_MARK - 1e-9
-    Attempt.objects.filter(pk=attempt.pk, finished_at__isnull=True).update(
+    if Attempt.objects.filter(pk=attempt.pk, finished_at__isnull=True).update(
         finished_at=now, correct_count=correct, passed=passed
-    )
+    ):
+        # The learner's results (dashboard, course progress), and which exam reviews a pass opens.
+        learner_versions.bump(attempt.user_id, "quiz-results")
     attempt.refresh_from_db()
     return attempt
 
@@ -275,4 +278,7 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
 def attempts_claim(*, user: User, keys: list[str]) -> int:
     """Guide-quiz attempts made in this browser before logging in become the learner's. Exam attempts
     never move: they would arrive in the account around its cool-down and daily limit."""
-    return Attempt.objects.filter(key__in=keys, user__isnull=True, quiz__is_exam=False).update(user=user)
+    claimed = Attempt.objects.filter(key__in=keys, user__isnull=True, quiz__is_exam=False).update(user=user)
+    if claimed:
+        learner_versions.bump(user.pk, "quiz-results")
+    return claimed

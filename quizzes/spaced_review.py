@@ -9,9 +9,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from accounts import learner_versions
+
 from . import formulas
 from .models import Answer, MissedQuestion
-from .selectors import StudyLink, number_text, review_open, study_links
+from .selectors import StudyLink, number_text, open_reviews, study_links
 
 REVIEW_AFTER_DAYS = (1, 3, 7)
 
@@ -34,6 +36,7 @@ def schedule_after_miss(answer: Answer) -> None:
             "due_at": answer.answered_at + timedelta(days=REVIEW_AFTER_DAYS[0]),
         },
     )
+    learner_versions.bump(answer.attempt.user_id, "reviews")
 
 
 def pending_reviews(user) -> QuerySet[MissedQuestion]:
@@ -58,6 +61,7 @@ def mark_reviewed(missed: MissedQuestion, now: datetime) -> MissedQuestion:
         missed.missed_at + timedelta(days=REVIEW_AFTER_DAYS[done]) if done < len(REVIEW_AFTER_DAYS) else None
     )
     missed.save(update_fields=["reviews_done", "due_at"])
+    learner_versions.bump(missed.user_id, "reviews")
     return missed
 
 
@@ -71,8 +75,11 @@ class ReviewCard:
 
 
 def review_cards(due: list[MissedQuestion], language: str) -> list[ReviewCard]:
+    """The cards of the due questions, with two queries whatever their number (the guides' study
+    links, and the exam passes that open explanations)."""
     links = study_links({_objective(m) for m in due}, language)
-    return [_card(missed, links, language) for missed in due]
+    opened = open_reviews([missed.answer.attempt for missed in due])
+    return [_card(missed, links, language, opened) for missed in due]
 
 
 def _objective(missed: MissedQuestion) -> str:
@@ -83,12 +90,12 @@ def _objective(missed: MissedQuestion) -> str:
     return f"{quiz.guide.slug}:{objective}"
 
 
-def _card(missed: MissedQuestion, links: dict[str, StudyLink], language: str) -> ReviewCard:
+def _card(missed: MissedQuestion, links: dict[str, StudyLink], language: str, opened: set[int]) -> ReviewCard:
     question, attempt = missed.question, missed.answer.attempt
     prompt = formulas.fill(
         question.prompt.get(language) or question.prompt["en"], attempt.drawn_for(question), number_text
     )
-    explains = question.is_parameterised or review_open(attempt)
+    explains = question.is_parameterised or attempt.pk in opened
     explanation = (question.explanation.get(language) or question.explanation["en"]) if explains else ""
     return ReviewCard(missed, prompt, attempt.quiz.title_in(language), links.get(_objective(missed)), explanation)
 
@@ -100,3 +107,8 @@ def dashboard_context(user) -> dict:
     due = [missed for missed in pending if missed.due_at <= now]
     upcoming = next((missed for missed in pending if missed.due_at > now), None)
     return {"review_cards": review_cards(due, get_language()), "next_review": upcoming}
+
+
+def next_due(context: dict) -> datetime | None:
+    """When the dashboard's review section changes by itself: the next question falls due."""
+    return context["next_review"].due_at if context["next_review"] else None
