@@ -8,9 +8,10 @@ class CertificatesConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.dashboard import register_section
+        from course.progress import register_course_end
 
         from . import checks, signals  # noqa: F401  (registers the SITE_URL check, connects the page-cache receiver)
-        from .selectors import dashboard_context
+        from .selectors import course_end, dashboard_context
 
         register_section(
             "certificates",
@@ -19,3 +20,4 @@ class CertificatesConfig(AppConfig):
             order=30,
             shows=("certificates",),
         )
+        register_course_end(course_end)  # the course's progress: finished once the certificate is claimed

@@ -17,6 +17,6 @@ class CourseConfig(AppConfig):
             template="course/_dashboard.html",
             context=dashboard_context,
             order=10,
-            shows=("reads", "quiz-results"),
+            shows=("reads", "quiz-results", "certificates"),  # the exam and its certificate end the course
             version=page_cache.content_version,  # the guides' titles and order
         )

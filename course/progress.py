@@ -1,10 +1,11 @@
 """A learner's way through the course: which guides they have opened and whose quizzes they have
-passed, in course order, and the guide to go on with.
+passed, in course order, then the final exam and its certificate, and the step to go on with.
 
-`course` knows the guides and who read them (GuideRead); quiz results belong to `quizzes`, an app
-above it, which registers a provider from its AppConfig.ready() (as labs registers the guides'
-figures, course/figures.py), so this module never imports it. The rules are plain functions over
-rows; the course page and the dashboard only show what they return.
+`course` knows the guides and who read them (GuideRead); quiz results belong to `quizzes`, and the
+exam's certificate to `certificates`, apps above it, which register providers from their
+AppConfig.ready() (as labs registers the guides' figures, course/figures.py), so this module never
+imports them. The rules are plain functions over rows; the home page, the course pages and the
+dashboard only show what they return.
 """
 
 from collections.abc import Callable, Mapping
@@ -36,6 +37,30 @@ def quiz_results(user, session: Mapping | None = None) -> dict[str, QuizResult]:
 
 
 @dataclass(frozen=True)
+class CourseEnd:
+    """What comes after the guides, for a signed-in learner: the final exam and its certificate."""
+
+    certificate_url: str = ""  # the page of the learner's valid certificate: the course is finished
+    claim_url: str = ""  # a passed exam's result page, where its certificate is still to be claimed
+
+
+# (user) -> CourseEnd; asked for signed-in learners only (the exam is taken signed in).
+CourseEndOf = Callable[..., CourseEnd]
+_course_end: list[CourseEndOf] = []
+
+
+def register_course_end(provider: CourseEndOf) -> None:
+    """Sets where the exam's and certificate's state comes from (one provider; again replaces it)."""
+    _course_end[:] = [provider]
+
+
+def course_end(user) -> CourseEnd:
+    if not _course_end or not user.is_authenticated:
+        return CourseEnd()
+    return _course_end[0](user)
+
+
+@dataclass(frozen=True)
 class GuideStep:
     page: GuidePage
     read: bool
@@ -47,8 +72,19 @@ class GuideStep:
 
 
 @dataclass(frozen=True)
+class NextAction:
+    """Where the learner goes on: `kind` is "start" (nothing done yet: guide 1), "guide" (the next
+    guide not opened), "quiz" (the quiz of a guide opened or tried and not passed), "exam" (every
+    guide quiz passed), "claim" (the exam passed, its certificate not claimed) or "finished"."""
+
+    kind: str
+    step: GuideStep | None = None  # the guide, for "start", "guide" and "quiz"
+
+
+@dataclass(frozen=True)
 class Progress:
     steps: list[GuideStep]
+    end: CourseEnd = CourseEnd()
 
     @property
     def passed_count(self) -> int:
@@ -60,7 +96,9 @@ class Progress:
 
     @property
     def started(self) -> bool:
-        return any(step.read or step.quiz for step in self.steps)
+        return any(step.read or step.quiz for step in self.steps) or bool(
+            self.end.certificate_url or self.end.claim_url
+        )
 
     @property
     def all_passed(self) -> bool:
@@ -71,16 +109,40 @@ class Progress:
         """The first guide whose quiz is not passed yet: where the learner goes on (None at the end)."""
         return next((step for step in self.steps if not step.passed), None)
 
+    @property
+    def finished(self) -> bool:
+        """The final exam passed and its certificate claimed (and still valid)."""
+        return bool(self.end.certificate_url)
 
-def course_progress(pages, *, read: set[str], results: Mapping[str, QuizResult]) -> Progress:
+    @property
+    def next_action(self) -> NextAction:
+        """The one next thing to do. A certificate in hand finishes the course whatever the guide
+        quizzes say; a passed exam asks for its certificate first."""
+        if self.finished:
+            return NextAction("finished")
+        if self.end.claim_url:
+            return NextAction("claim")
+        step = self.next_step
+        if not self.started:
+            return NextAction("start", step)  # no guides loaded yet: no step, the guides' index
+        if step is None:
+            return NextAction("exam")
+        return NextAction("quiz" if step.read or step.quiz else "guide", step)
+
+
+def course_progress(
+    pages, *, read: set[str], results: Mapping[str, QuizResult], end: CourseEnd = CourseEnd()
+) -> Progress:
     """`pages`: the course's guide pages in order; `read`: slugs of the guides opened."""
-    return Progress([GuideStep(page, page.guide.slug in read, results.get(page.guide.slug)) for page in pages])
+    steps = [GuideStep(page, page.guide.slug in read, results.get(page.guide.slug)) for page in pages]
+    return Progress(steps, end)
 
 
 def progress_of(user, session: Mapping | None, pages) -> Progress:
     """The visitor's progress over `pages`: guides read (signed in only: reads are remembered for
-    an account) and quiz results (an account's, or a signed-out browser's own attempts)."""
+    an account), quiz results (an account's, or a signed-out browser's own attempts), and the exam
+    and certificate (signed in only)."""
     read = set()
     if user.is_authenticated:
         read = set(GuideRead.objects.filter(user=user).values_list("guide__slug", flat=True))
-    return course_progress(pages, read=read, results=quiz_results(user, session))
+    return course_progress(pages, read=read, results=quiz_results(user, session), end=course_end(user))

@@ -4,7 +4,7 @@ from django.db.models import Q
 from django.utils.translation import get_language
 
 from .models import GuidePage, GuideRead
-from .progress import course_progress, quiz_results
+from .progress import course_end, course_progress, quiz_results
 
 
 def published_pages(language: str):
@@ -26,9 +26,10 @@ def next_guide_page(guide, language: str) -> GuidePage | None:
 
 def dashboard_context(user) -> dict:
     """The learner dashboard's section (templates/course/_dashboard.html): every guide in course
-    order, in the page's language, with when they last opened it and how its quiz went."""
+    order, in the page's language, with when they last opened it and how its quiz went, and the
+    exam and certificate after them."""
     pages = published_pages(get_language()).only("title", "guide__slug", "guide__order")
     last_read = dict(GuideRead.objects.filter(user=user).values_list("guide__slug", "last_read_at"))
     # The guides read are those with a last read: one query for both.
-    progress = course_progress(pages, read=set(last_read), results=quiz_results(user))
+    progress = course_progress(pages, read=set(last_read), results=quiz_results(user), end=course_end(user))
     return {"progress": progress, "last_read": last_read}

@@ -49,8 +49,12 @@ FRAGMENT_TIMEOUT = PAGE_TIMEOUT
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def home(request: HttpRequest) -> HttpResponse:
+    pages = _published_pages(get_language())
     context = {
-        "pages": _published_pages(get_language()),
+        "pages": pages,
+        # The hero's next step (signed in, or quizzes taken in this browser); the page cached for
+        # everyone else says "Start the course". Reads `pages` once for the cached part too.
+        "progress": progress_of(request.user, request.session, pages),
         "newsletter_form": NewsletterForm(),
         "content_version": content_version(),
         "fragment_timeout": FRAGMENT_TIMEOUT,
@@ -61,8 +65,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_index(request: HttpRequest) -> HttpResponse:
+    pages = _published_pages(get_language())
+    progress = progress_of(request.user, request.session, pages)  # none for the page cached for everyone
     context = {
-        "pages": _published_pages(get_language()),
+        "pages": pages,
+        "progress": progress if progress.started else None,
+        "steps": {step.page.guide.slug: step for step in progress.steps},
         "content_version": content_version(),
         "fragment_timeout": FRAGMENT_TIMEOUT,
     }

@@ -48,4 +48,4 @@ def test_the_course_section_reads_the_learners_guide_reads_once(learner_client, 
     assert sum("course_guideread" in query["sql"] for query in captured.captured_queries) == 1
     section = html.split('id="reads-title"')[1].split("</section>")[0]
     assert section.count("last opened") == 1 and section.count("Read, quiz not taken") == 1  # that guide only
-    assert "Continue with guide 1" in section  # started: the read counts as progress
+    assert "Continue: the quiz of guide 1" in section  # started: the read counts as progress, its quiz is next

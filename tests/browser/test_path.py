@@ -74,11 +74,11 @@ def test_the_path_from_start_to_the_certificate(
     page.wait_for_url(f"**/{language}/guides/{second.slug}/")
     expect(page.locator("h1")).to_have_text(titles[second.slug])
 
-    # The course page: one quiz passed, go on with guide 2.
+    # The course page: one quiz passed, go on with guide 2's quiz (the guide is open already).
     page.goto(f"{live_server.url}/{language}/course/")
     progress = page.locator(".course-progress")
     expect(progress.locator("progress")).to_have_attribute("value", "1")
-    expect(progress.locator("a.button")).to_have_attribute("href", f"/{language}/guides/{second.slug}/")
+    expect(progress.locator("a.button")).to_have_attribute("href", f"/{language}/quizzes/{second.slug}/")
     expect(page.locator(f"#guide-{first.slug} .progress-passed")).to_be_visible()
     expect(page.locator(f"#guide-{second.slug} .progress-passed")).to_have_count(0)
     shot("04-course-progress")
@@ -112,3 +112,10 @@ def test_the_path_from_start_to_the_certificate(
     page.goto(f"{live_server.url}/{language}/quizzes/final-exam/")
     expect(page.locator(f"main a[href^='/{language}/certificates/']")).to_be_visible()
     shot("08-exam-page-links-the-certificate")
+
+    # Finished: the home page, the course's guides and the dashboard say so, with the certificate.
+    for path in ("", "guides/", "accounts/dashboard/"):
+        page.goto(f"{live_server.url}/{language}/{path}")
+        expect(page.locator(f"main a.button[href^='/{language}/certificates/']")).to_be_visible()
+        expect(page.locator("main a.button[href$='/quizzes/final-exam/']")).to_have_count(0)
+    shot("09-course-finished")

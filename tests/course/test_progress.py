@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from course import progress
-from course.progress import QuizResult, course_progress
+from course.progress import CourseEnd, QuizResult, course_progress
 
 
 def pages(*slugs):
@@ -50,3 +50,36 @@ def test_quiz_results_come_from_the_registered_provider_only(providers):
     progress.register_quiz_results(lambda user, session: {"two": QuizResult(100, True)})  # replaces the first
     assert progress.quiz_results("learner", {"k": 1}) == {"two": QuizResult(100, True)}
     assert seen == []
+
+
+def test_the_next_action_goes_guide_then_its_quiz_then_the_exam_then_the_certificate():
+    course = pages("one", "two")
+    passed = QuizResult(100, True)
+    cases = [
+        (course_progress(course, read=set(), results={}), "start", "one"),
+        (course_progress(course, read={"one"}, results={}), "quiz", "one"),  # opened: its quiz next
+        (course_progress(course, read=set(), results={"one": QuizResult(20, False)}), "quiz", "one"),  # tried
+        (course_progress(course, read={"one"}, results={"one": passed}), "guide", "two"),
+        (course_progress(course, read=set(), results={"one": passed, "two": passed}), "exam", None),
+    ]
+    for state, kind, slug in cases:
+        action = state.next_action
+        assert (action.kind, action.step and action.step.page.guide.slug) == (kind, slug)
+        assert not state.finished
+
+
+def test_a_passed_exam_asks_for_its_certificate_and_a_certificate_finishes_the_course():
+    course = pages("one", "two")
+    claim = course_progress(course, read=set(), results={}, end=CourseEnd(claim_url="/en/quizzes/final-exam/x/"))
+    assert claim.next_action.kind == "claim" and not claim.finished
+    done = course_progress(course, read=set(), results={}, end=CourseEnd(certificate_url="/en/certificates/A/"))
+    assert done.next_action.kind == "finished" and done.finished  # whatever the guide quizzes say
+
+
+def test_the_course_end_comes_from_the_registered_provider_for_signed_in_learners_only(monkeypatch):
+    monkeypatch.setattr(progress, "_course_end", [])
+    learner, visitor = SimpleNamespace(is_authenticated=True), SimpleNamespace(is_authenticated=False)
+    assert progress.course_end(learner) == CourseEnd()  # no certificates app: nothing after the guides
+    progress.register_course_end(lambda user: CourseEnd(certificate_url="/en/certificates/A/"))
+    assert progress.course_end(learner).certificate_url == "/en/certificates/A/"
+    assert progress.course_end(visitor) == CourseEnd()  # never asked: the exam is taken signed in

@@ -8,8 +8,10 @@ import re
 
 import pytest
 from django.conf import settings as django_settings
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext
 
 from course.models import Guide, GuidePage, GuideRead
 from quizzes.models import Quiz
@@ -92,7 +94,7 @@ def test_the_course_page_and_the_dashboard_show_progress_with_titles(
     names = titles(language)
     overview = client.get(f"/{language}/course/").content.decode()
     progress = re.search(r'<div class="panel course-progress".*?</div>', overview, re.S).group(0)
-    assert f'href="/{language}/guides/{second.slug}/"' in progress  # go on with the first quiz not passed
+    assert f'href="/{language}/quizzes/{second.slug}/"' in progress  # go on with the first quiz not passed
     assert 'value="1"' in progress and f'max="{len(course)}"' in progress
     item = {g.slug: re.search(rf'<li id="guide-{g.slug}">.*?</li>', overview, re.S).group(0) for g in course[:3]}
     assert "progress-passed" in item[first.slug] and re.search(r"\(100\s?%\)", item[first.slug])
@@ -155,3 +157,83 @@ def test_a_passed_exam_reads_as_a_success_and_links_its_certificate(
     certificate = Certificate.objects.get()
     page = learner_client.get(f"/{language}/quizzes/final-exam/").content.decode()
     assert f'href="/{language}/certificates/{certificate.display_id}/"' in page
+
+
+def hero(html: str) -> str:
+    return re.search(r'<section class="hero">.*?</section>', html, re.S).group(0)
+
+
+def card_of(html: str, slug: str, language: str = "en") -> str:
+    return re.search(rf'<li class="card">(?:(?!</li>).)*?href="/{language}/guides/{slug}/".*?</li>', html, re.S).group(
+        0
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_learner_with_the_certificate_sees_the_course_finished_on_every_page(
+    learner_client, course, take_quiz, language, settings, tmp_path
+):
+    from certificates.models import Certificate
+
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+
+    def dashboard_section() -> str:
+        dashboard = learner_client.get(f"/{language}/accounts/dashboard/").text
+        return re.search(r'<section aria-labelledby="reads-title">.*?</section>', dashboard, re.S).group(0)
+
+    with translation.override(language):
+        attempt = take_quiz(learner_client, "final-exam")
+        claim = reverse("quizzes:result", args=["final-exam", attempt.key])
+        assert f'href="{claim}"' in dashboard_section()  # passed: the certificate is to be claimed there
+        learner_client.post(reverse("certificates:claim", args=["final-exam", attempt.key]))
+        finished, start = gettext("You have finished the course."), gettext("Start the course")
+    assert language == "en" or finished != "You have finished the course."  # said in the page's language
+    certificate = f'href="/{language}/certificates/{Certificate.objects.get().display_id}/"'
+    exam = f'href="/{language}/quizzes/final-exam/"'
+
+    home = hero(learner_client.get(f"/{language}/").text)
+    assert finished in home and certificate in home and start not in home
+    for path in ("guides/", "course/"):  # the course's index of guides, and the course page
+        page = learner_client.get(f"/{language}/{path}").text
+        panel = re.search(r'<div class="panel course-progress".*?</div>', page, re.S).group(0)
+        assert finished in panel and certificate in panel and exam not in panel
+    section = dashboard_section()  # the section cached before the claim is not shown again
+    assert finished in section and certificate in section and exam not in section
+
+
+def test_the_home_page_says_where_to_go_on_guide_quiz_exam_certificate(
+    learner_client, course, take_quiz, settings, tmp_path
+):
+    settings.CERT_KEY_DIR = tmp_path / "keys"
+    first, second = course[:2]
+    names = titles("en")
+
+    def home_button() -> tuple[str, str]:
+        link = re.search(r'<a class="button" href="([^"]+)">(.*?)</a>', hero(learner_client.get("/en/").text), re.S)
+        return link.group(1), html_lib.unescape(link.group(2))
+
+    assert home_button() == (f"/en/guides/{first.slug}/", "Start the course")
+    learner_client.get(reverse("course:guide_detail", args=[first.slug]))  # opened: its quiz is next
+    assert home_button() == (f"/en/quizzes/{first.slug}/", f"Continue: the quiz of guide 1, {names[first.slug]}")
+    take_quiz(learner_client, first.slug)
+    assert home_button() == (f"/en/guides/{second.slug}/", f"Continue: guide 2, {names[second.slug]}")
+    for guide in course[1:]:
+        take_quiz(learner_client, guide.slug)
+    assert home_button() == ("/en/quizzes/final-exam/", "Continue: the final exam")
+    attempt = take_quiz(learner_client, "final-exam")
+    result = reverse("quizzes:result", args=["final-exam", attempt.key])
+    assert home_button() == (result, "Claim your certificate")  # where the claim is made
+
+
+def test_the_guides_cards_show_the_learners_progress_and_nothing_to_others(client, course, take_quiz):
+    first, second, third = course[:3]
+    assert "progress-tag" not in client.get("/en/guides/").text  # the page cached for every visitor
+    take_quiz(client, first.slug)  # passed, in this browser
+    take_quiz(client, second.slug, correct=1)  # tried
+    page = client.get("/en/guides/").text
+    assert "progress-passed" in card_of(page, first.slug) and "Quiz passed" in card_of(page, first.slug)
+    assert "progress-tried" in card_of(page, second.slug)
+    assert "progress-passed" not in card_of(page, third.slug) and "progress-tried" not in card_of(page, third.slug)
+    panel = re.search(r'<div class="panel course-progress".*?</div>', page, re.S).group(0)
+    assert f'href="/en/quizzes/{second.slug}/"' in panel  # go on with the quiz not passed yet
+    assert "progress-tag" not in Client().get("/en/guides/").text
