@@ -142,8 +142,10 @@ class Answer(models.Model):
 
 
 class MissedQuestion(models.Model):
-    """A question the learner answered wrongly, coming back on the dashboard 1, 3 and 7 days after
-    the miss (quizzes/spaced_review.py). A new miss of the same question starts the schedule again."""
+    """A question the learner answered wrongly, coming back on the dashboard to be answered again
+    (quizzes/spaced_review.py): the next day, then 3 and 7 days after each right answer; a wrong
+    answer, or a new miss in a quiz, brings it back the next day. Each time it comes back its options
+    are shuffled and its numbers drawn anew."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="missed_questions")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
@@ -151,6 +153,10 @@ class MissedQuestion(models.Model):
     missed_at = models.DateTimeField()
     reviews_done = models.PositiveSmallIntegerField(default=0)
     due_at = models.DateTimeField(null=True, blank=True)  # None once every review is done
+    # What its next review shows, drawn as an attempt draws them: option ids in the order shown, and
+    # a parameterised question's numbers ({name: value}).
+    layout = models.JSONField(default=list, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "question"], name="quizzes_missed_once")]

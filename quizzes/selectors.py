@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Protocol
 
 from django.db.models import QuerySet
 from django.urls import reverse
@@ -66,6 +67,13 @@ class StudyLink:
     order: tuple[int, int] = (0, 0)  # the guide's place in the course, the objective's in the guide
 
 
+class Graded(Protocol):
+    """A graded response: an attempt's Answer, or a spaced review's answer (never stored as one)."""
+
+    response: str | list[str] | float
+    is_correct: bool
+
+
 @dataclass
 class QuestionItem:
     number: int
@@ -73,7 +81,7 @@ class QuestionItem:
     type: str
     prompt: str
     options: list[OptionItem] = field(default_factory=list)
-    answer: Answer | None = None
+    answer: Graded | None = None
     value: str = ""  # numeric answer as typed back, or the order the learner gave
     hint: str = ""
     explanation: str = ""  # empty while the review is closed (see review_open)
@@ -81,6 +89,10 @@ class QuestionItem:
     error: str = ""
     objective: str = ""  # the question's objective id (`<guide-slug>:<id>` in the exam)
     study: StudyLink | None = None  # after a wrong or missing answer to an exam question
+    anchor: str = ""  # the id of its card, and the start of its fields' ids: q<number> in an attempt
+
+    def __post_init__(self) -> None:
+        self.anchor = self.anchor or f"q{self.number}"
 
 
 def number_text(value: float) -> str:
@@ -159,17 +171,40 @@ def question_item(
 ) -> QuestionItem:
     """What the page shows for one question. Before it is answered: prompt and shuffled options only.
     `is_open`: review_open(attempt), when the caller knows it; `links`: study_links for its objective."""
-    texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
-    shown = attempt.layout.get(str(question.pk), [])
-    drawn = attempt.drawn_for(question)
-    prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, number_text)
-    item = QuestionItem(number, attempt.total, question.type, prompt, objective=question.objective)
-    item.error = error
-    response = answer.response if answer else None
+    item = QuestionItem(number, attempt.total, question.type, "", objective=question.objective, error=error)
     # A question whose numbers are drawn per attempt may show its worked solution and key: the
     # numbers differ next time. Any other exam question waits for review_open.
     explains = question.is_parameterised or (review_open(attempt) if is_open is None else is_open)
+    graded = answer is not None or attempt.is_finished
+    shown, drawn = attempt.layout.get(str(question.pk), []), attempt.drawn_for(question)
     reveal = attempt.is_finished and explains
+    show_question(item, question, shown, drawn, language, answer, graded=graded, explains=explains, reveal=reveal)
+    if graded and attempt.quiz.is_exam and question.objective and not (answer and answer.is_correct):
+        if links is None:
+            links = study_links({question.objective}, language)
+        item.study = links.get(question.objective)
+    return item
+
+
+def show_question(
+    item: QuestionItem,
+    question: Question,
+    shown: list[str],
+    drawn: dict[str, float],
+    language: str,
+    answer: Graded | None,
+    *,
+    graded: bool,
+    explains: bool,
+    reveal: bool,
+) -> QuestionItem:
+    """Fills `item` with the question as one sitting shows it (`shown`: its option ids in order,
+    `drawn`: its numbers) and, once `graded`, with the feedback on `answer`: the hint after a wrong
+    answer, the explanation where `explains`, the key where `reveal`. The attempt's questions and the
+    spaced review's share it, so that both read alike."""
+    texts = {o["id"]: o["text"].get(language) or o["text"]["en"] for o in question.options}
+    item.prompt = formulas.fill(question.prompt.get(language) or question.prompt["en"], drawn, number_text)
+    response = answer.response if answer else None
     key = grading.correct_response(question, drawn) if reveal else None
     for position, option_id in enumerate(shown, start=1):
         option = OptionItem(position, texts.get(option_id, ""), rank=position)
@@ -180,17 +215,13 @@ def question_item(
         if reveal and question.type != Question.Type.ORDERING:
             option.is_key = option_id == key or (isinstance(key, list) and option_id in key)
         item.options.append(option)
-    if answer is None and not attempt.is_finished:
+    if not graded:
         return item
     item.answer = answer
     if explains:
         item.explanation = question.explanation.get(language) or question.explanation["en"]
     if answer is not None and not answer.is_correct:
         item.hint = question.hint.get(language) or question.hint["en"]
-    if attempt.quiz.is_exam and question.objective and not (answer and answer.is_correct):
-        if links is None:
-            links = study_links({question.objective}, language)
-        item.study = links.get(question.objective)
     if question.type == Question.Type.NUMERIC:
         item.value = number_text(response) if response is not None else ""
         item.key_text = number_text(key) if reveal else ""

@@ -17,7 +17,7 @@ from accounts import learner_versions
 from course.models import Guide
 from course.typography import french_text, typeset_hash
 
-from . import formulas, grading, spaced_review
+from . import drawing, formulas, grading, spaced_review
 from .content import QuizSource, load_all_quizzes
 from .models import Answer, Attempt, Question, Quiz
 
@@ -186,7 +186,7 @@ def _attempt_start(*, quiz: Quiz, user: User | None, owned: QuerySet, language: 
         questions = rng.sample(questions, min(settings.QUIZ_EXAM_QUESTIONS, len(questions)))
     else:
         rng.shuffle(questions)
-    layout = {str(q.pk): _shuffled_option_ids(q, rng) for q in questions if q.options}
+    layout = {str(q.pk): drawing.option_order(q, rng) for q in questions if q.options}
     drawn = {str(q.pk): formulas.draw(q.parameters, rng) for q in questions if q.parameters}
     minutes = settings.QUIZ_EXAM_TIME_LIMIT_MINUTES if quiz.is_exam else 0
     return Attempt.objects.create(
@@ -199,18 +199,6 @@ def _attempt_start(*, quiz: Quiz, user: User | None, owned: QuerySet, language: 
         started_at=now,
         deadline=now + timedelta(minutes=minutes) if minutes > 0 else None,
     )
-
-
-def _shuffled_option_ids(question: Question, rng: random.Random) -> list[str]:
-    ids = [o["id"] for o in question.options]
-    if question.type == Question.Type.SPOT_BUG:
-        return ids  # lines of code keep their order
-    shown = ids[:]
-    rng.shuffle(shown)
-    # An ordering question shown already in the right order would give its answer away.
-    while question.type == Question.Type.ORDERING and shown == ids and len(ids) > 1:
-        rng.shuffle(shown)
-    return shown
 
 
 def attempt_question(attempt: Attempt, number: int) -> Question:

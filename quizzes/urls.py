@@ -5,7 +5,7 @@ from . import views
 app_name = "quizzes"
 urlpatterns = [
     path("", views.index, name="index"),
-    path("review/<int:pk>/done/", views.review_done, name="review_done"),
+    path("review/<int:pk>/", views.review_answer, name="review_answer"),
     path("<slug:slug>/", views.quiz, name="quiz"),
     path("<slug:slug>/start/", views.start, name="start"),
     path("<slug:slug>/attempts/<str:key>/", views.attempt, name="attempt"),

@@ -16,7 +16,7 @@ from config.views import rate_limited
 from config.waits import please_wait, seconds_until, wait_in_words, with_retry_after
 from course.page_cache import public_page
 
-from . import selectors, services, spaced_review
+from . import grading, selectors, services, spaced_review
 from .models import Attempt, MissedQuestion, Quiz
 
 SESSION_KEY = selectors.SESSION_KEY
@@ -135,13 +135,13 @@ def _question_fragment(
     return render(request, "quizzes/attempt.html#graded", context, status=status)
 
 
-def _too_fast(request: HttpRequest, number: int) -> HttpResponse:
+def _too_fast(request: HttpRequest, slot: str) -> HttpResponse:
     """An htmx answer over the rate: the wait, in words, put into its card's message slot (the form
     and the learner's choice stay as they were). htmx drops a 4xx unless told to swap it: HX-Retarget
     says where (static/js/site.js swaps such a 429)."""
     wait = retry_after(request) or 60
     response = render(request, "quizzes/attempt.html#too_fast", {"message": please_wait(wait)}, status=429)
-    response["HX-Retarget"] = f"#q{number}-wait"
+    response["HX-Retarget"] = slot
     response["HX-Reswap"] = "innerHTML"
     return with_retry_after(response, wait)
 
@@ -151,7 +151,7 @@ def _too_fast(request: HttpRequest, number: int) -> HttpResponse:
 def answer(request: HttpRequest, slug: str, key: str, number: int) -> HttpResponse:
     # Every answer is counted, before anything is read or written.
     if limit_exceeded(request, "quiz_answer", key="user_or_ip"):
-        return _too_fast(request, number) if wants_fragment(request) else rate_limited(request)
+        return _too_fast(request, f"#q{number}-wait") if wants_fragment(request) else rate_limited(request)
     attempt = _attempt_or_404(request, slug, key)
     try:
         graded = services.attempt_answer(attempt=attempt, number=number, data=request.POST)
@@ -197,14 +197,27 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def review_done(request: HttpRequest, pk: int) -> HttpResponse:
-    """The learner has gone over a missed question again: it moves to its next review date."""
-    missed = get_object_or_404(MissedQuestion, pk=pk, user=request.user)
+@vary_on_htmx  # htmx gets the graded card, a plain form post the same card on a page of its own
+def review_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """An answer to a missed question on the dashboard, graded as a quiz answer is; it schedules the
+    question's next review (quizzes/spaced_review.py)."""
+    if limit_exceeded(request, "quiz_answer", key="user_or_ip"):  # counted as a quiz answer
+        return _too_fast(request, f"#review-{pk}-wait") if wants_fragment(request) else rate_limited(request)
+    reviews = MissedQuestion.objects.select_related("question", "answer__attempt__quiz__guide")
+    missed = get_object_or_404(reviews, pk=pk, user=request.user)
+    language = get_language()
     try:
-        spaced_review.mark_reviewed(missed, timezone.now())
-    except spaced_review.NotDue:
-        pass  # sent twice, or from a stale page: the dashboard shows where the question stands
-    if wants_fragment(request):
-        context = spaced_review.dashboard_context(request.user)
-        return render(request, "quizzes/_review.html", context)
-    return redirect("accounts:dashboard")
+        answer = spaced_review.review_answer(missed, request.POST, timezone.now())
+    except grading.InvalidAnswer as exc:
+        return _review_card(request, spaced_review.review_cards([missed], language)[0], str(exc), 400)
+    except spaced_review.ReviewRefused as exc:
+        card = spaced_review.review_cards([missed], language)[0]  # as it is now (a content update draws anew)
+        return _review_card(request, card, exc.message, exc.status, closed=isinstance(exc, spaced_review.NotDue))
+    return _review_card(request, spaced_review.answered_card(missed, answer, language))
+
+
+def _review_card(request: HttpRequest, card, error: str = "", status: int = 200, closed: bool = False) -> HttpResponse:
+    """The card alone for htmx, else on a page. `closed`: no form, the question is not due."""
+    card.item.error = error
+    template = "quizzes/_review.html#card" if wants_fragment(request) else "quizzes/review.html"
+    return render(request, template, {"card": card, "closed": closed}, status=status)

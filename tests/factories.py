@@ -120,33 +120,42 @@ def demo_quizzes(root: Path, guide: list[dict] = (), exam: list[dict] = ()) -> P
 # ---------------------------------------------------------------- answering a quiz like a learner
 
 
+def answer_form(question, shown: list[str], drawn: dict, right: bool) -> dict[str, str | list[str]]:
+    """The form a learner sends for `question` shown with its options in the order `shown` (by their
+    positions) and the numbers `drawn`: the right answer, or a wrong one."""
+    from quizzes.grading import correct_response
+
+    if question.type == "numeric":
+        key = correct_response(question, drawn)
+        return {"value": repr(key if right else key + 1000)}
+    if question.type == "ordering":
+        order = question.options if right else list(reversed(question.options))
+        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(order, start=1)}
+    if right:
+        return {"choice": [str(shown.index(o["id"]) + 1) for o in question.options if o["correct"]]}
+    wrong = next(o["id"] for o in question.options if not o["correct"])
+    return {"choice": [str(shown.index(wrong) + 1)]}
+
+
 def correct_answer(attempt, number: int) -> dict[str, str | list[str]]:
     """The form a learner who knows the answer sends for question `number` (options by their shown position)."""
-    from quizzes.grading import correct_response
     from quizzes.models import Question
 
     q = Question.objects.get(pk=attempt.question_ids[number - 1])
-    shown = attempt.layout.get(str(q.pk), [])
-    if q.type == "numeric":
-        return {"value": repr(correct_response(q, attempt.drawn_for(q)))}
-    if q.type == "ordering":
-        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(q.options, start=1)}
-    return {"choice": [str(shown.index(o["id"]) + 1) for o in q.options if o["correct"]]}
+    return answer_form(q, attempt.layout.get(str(q.pk), []), attempt.drawn_for(q), right=True)
 
 
 def wrong_answer(attempt, number: int) -> dict[str, str | list[str]]:
-    from quizzes.grading import correct_response
     from quizzes.models import Question
 
     q = Question.objects.get(pk=attempt.question_ids[number - 1])
-    shown = attempt.layout.get(str(q.pk), [])
-    if q.type == "numeric":
-        return {"value": repr(correct_response(q, attempt.drawn_for(q)) + 1000)}
-    if q.type == "ordering":
-        backwards = list(reversed(q.options))
-        return {f"rank-{shown.index(o['id']) + 1}": str(rank) for rank, o in enumerate(backwards, start=1)}
-    wrong = next(o["id"] for o in q.options if not o["correct"])
-    return {"choice": [str(shown.index(wrong) + 1)]}
+    return answer_form(q, attempt.layout.get(str(q.pk), []), attempt.drawn_for(q), right=False)
+
+
+def review_answer(missed, right: bool = True) -> dict[str, str | list[str]]:
+    """The form a learner sends for a missed question on the dashboard, shown with the option order
+    and the numbers drawn for this review."""
+    return answer_form(missed.question, missed.layout, missed.parameters, right)
 
 
 def answer_url(attempt, number: int) -> str:
