@@ -11,6 +11,8 @@ dashboard only show what they return.
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from accounts import learner_versions
+
 from .models import GuidePage, GuideRead
 
 
@@ -141,8 +143,16 @@ def course_progress(
 def progress_of(user, session: Mapping | None, pages) -> Progress:
     """The visitor's progress over `pages`: guides read (signed in only: reads are remembered for
     an account), quiz results (an account's, or a signed-out browser's own attempts), and the exam
-    and certificate (signed in only)."""
-    read = set()
-    if user.is_authenticated:
-        read = set(GuideRead.objects.filter(user=user).values_list("guide__slug", flat=True))
-    return course_progress(pages, read=read, results=quiz_results(user, session), end=course_end(user))
+    and certificate (signed in only). A learner's come from the cache while the versions of their
+    reads, results and certificates stand (accounts/learner_versions.py: their services bump them)."""
+    if not user.is_authenticated:
+        return course_progress(pages, read=set(), results=quiz_results(user, session))
+    read, results, end = learner_versions.cached(
+        user.pk, ("reads", "quiz-results", "certificates"), "course-progress", lambda: _learner_state(user)
+    )
+    return course_progress(pages, read=read, results=results, end=end)
+
+
+def _learner_state(user) -> tuple[set[str], dict[str, QuizResult], CourseEnd]:
+    read = set(GuideRead.objects.filter(user=user).values_list("guide__slug", flat=True))
+    return read, quiz_results(user), course_end(user)

@@ -60,9 +60,18 @@ class PlannedGuide:
     time: StudyTime
 
 
-def course_plan(pages) -> list[PlannedGuide]:
-    """The guides in course order, each with its study time."""
-    return [PlannedGuide(p, study_time(word_count=p.word_count, body_markdown=p.body_markdown)) for p in pages]
+def study_times(language: str) -> dict[str, StudyTime]:
+    """Each published guide's study time in `language`, by the guide's slug."""
+    rows = GuidePage.objects.filter(language=language, guide__is_published=True)
+    return {
+        slug: study_time(word_count=words, body_markdown=body)
+        for slug, words, body in rows.values_list("guide__slug", "word_count", "body_markdown")
+    }
+
+
+def course_plan(pages, times: dict[str, StudyTime]) -> list[PlannedGuide]:
+    """The guides in course order, each with its study time (`times`: study_times())."""
+    return [PlannedGuide(page, times[page.guide.slug]) for page in pages if page.guide.slug in times]
 
 
 def total_hours(plan: list[PlannedGuide]) -> float:

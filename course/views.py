@@ -1,5 +1,9 @@
+from collections.abc import Callable
+from typing import Any
+
 import nbformat
 from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -11,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from redis import RedisError
 
 from config.htmx import vary_on_htmx, wants_fragment
 from config.origin import same_site_posts_only
@@ -37,6 +42,22 @@ def _published_pages(language: str):
     return pages.defer("body_markdown", "body_html", "plain_text", "toc")
 
 
+def _for_everyone(key: str, version: str | None, compute: Callable[[], Any]) -> Any:
+    """What every visitor sees alike while the content hash `version` stands (the list of guides,
+    their study times), from the cache framework: a signed-in learner's pages are rendered for
+    them, and need it each time. Computed when the cache cannot be reached."""
+    if version is None:
+        return compute()
+    try:
+        return cache.get_or_set(f"{key}:{version}", compute, FRAGMENT_TIMEOUT)
+    except RedisError:
+        return compute()
+
+
+def _course_pages(language: str, version: str | None) -> list[GuidePage]:
+    return _for_everyone(f"course:pages:{language}", version, lambda: list(_published_pages(language)))
+
+
 ARTICLE_UNUSED = ("body_markdown", "plain_text")  # the article shows body_html
 PAGE_TIMEOUT = 3600  # seconds; a change to the guides retires their pages at once anyway
 
@@ -49,14 +70,15 @@ FRAGMENT_TIMEOUT = PAGE_TIMEOUT
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def home(request: HttpRequest) -> HttpResponse:
-    pages = _published_pages(get_language())
+    version = content_version()
+    pages = _course_pages(get_language(), version)
     context = {
         "pages": pages,
         # The hero's next step (signed in, or quizzes taken in this browser); the page cached for
         # everyone else says "Start the course". Reads `pages` once for the cached part too.
         "progress": progress_of(request.user, request.session, pages),
         "newsletter_form": NewsletterForm(),
-        "content_version": content_version(),
+        "content_version": version,
         "fragment_timeout": FRAGMENT_TIMEOUT,
     }
     return TemplateResponse(request, "course/home.html", context)
@@ -65,13 +87,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_index(request: HttpRequest) -> HttpResponse:
-    pages = _published_pages(get_language())
+    version = content_version()
+    pages = _course_pages(get_language(), version)
     progress = progress_of(request.user, request.session, pages)  # none for the page cached for everyone
     context = {
         "pages": pages,
         "progress": progress if progress.started else None,
         "steps": {step.page.guide.slug: step for step in progress.steps},
-        "content_version": content_version(),
+        "content_version": version,
         "fragment_timeout": FRAGMENT_TIMEOUT,
     }
     return TemplateResponse(request, "course/guide_index.html", context)
@@ -81,8 +104,9 @@ def guide_index(request: HttpRequest) -> HttpResponse:
 @public_page(timeout=PAGE_TIMEOUT)
 def course_overview(request: HttpRequest) -> HttpResponse:
     """Who the course is for: prerequisites, the guides in order with objectives and time, the exam."""
-    pages = GuidePage.objects.filter(language=get_language(), guide__is_published=True).select_related("guide")
-    plan = study_plan.course_plan(pages.defer("body_html", "plain_text", "toc"))
+    language, version = get_language(), content_version()
+    times = _for_everyone(f"course:study-times:{language}", version, lambda: study_plan.study_times(language))
+    plan = study_plan.course_plan(_course_pages(language, version), times)
     # A visitor with a session (signed in, or quizzes taken in this browser) sees where they stand;
     # the page cached for everyone else shows none (progress_of finds nothing for them).
     progress = progress_of(request.user, request.session, [item.page for item in plan])
