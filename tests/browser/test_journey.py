@@ -7,6 +7,8 @@ request fails the test (the `page` fixture)."""
 import re
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 from playwright.sync_api import expect
 
 from tests.browser.settled import click_when_settled
@@ -227,6 +229,7 @@ def test_a_learner_goes_from_the_first_guide_to_a_certificate_and_a_lab_comparis
     page.select_option("#lab-y", "log")
     with page.expect_navigation():
         page.locator(".lab-controls button[type=submit]").click()
-    assert "logarithm" in y_label(drawing(page.locator("#lab-curves").inner_html()))
+    with translation.override(language):
+        assert f"({gettext('logarithmic')})" in y_label(drawing(page.locator("#lab-curves").inner_html()))
     expect(results.locator("tbody tr")).to_have_count(2)
     shot("12-compare", full_page=True)
