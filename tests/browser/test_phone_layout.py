@@ -1,6 +1,6 @@
 """The phone layout at 360 CSS pixels, in every language: a compact header, a table of contents
 folded into one line until opened, figures and lab charts whose text is at least 11 px, and the
-path's first steps (home, Start, guide 1, the course page). Screenshots go to
+path's steps (home, its next step: this learner's certificate, guide 1, the course page). Screenshots go to
 test-artifacts/screenshots/phone-<lang>-*."""
 
 import pytest
@@ -34,8 +34,10 @@ def test_the_path_and_a_guide_on_a_360_pixel_phone(new_page, live_server, main_p
     assert header.bounding_box()["height"] <= MAX_HEADER_PX  # two short rows, not a screenful
     expect(page.locator(".brand")).to_have_accessible_name(page.locator(".brand span").inner_text())
     shot("01-home")
-    page.locator("main .hero a.button").first.click()
-    page.wait_for_url(f"**/{language}/guides/{first.guide.slug}/")
+    page.locator("main .hero a.button").first.click()  # this learner holds a certificate: the course is finished
+    page.wait_for_url(f"**/{language}/certificates/*/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.goto(f"{live_server.url}/{language}/guides/{first.guide.slug}/")
     shot("02-guide-1")
 
     page.goto(f"{live_server.url}/{language}/course/")
