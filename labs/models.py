@@ -140,8 +140,8 @@ class LabRun(models.Model):
         """The whole loss curve: the finished run's document, else the points its worker appended so far."""
         if not self.curve_is_chunked:
             return self.curve
-        chunks = self.curve_chunks.order_by("seq").values_list("points", flat=True)
-        return [point for points in chunks for point in points]
+        # In seq order (Meta.ordering); from prefetch_related when the caller read several runs' at once.
+        return [point for chunk in self.curve_chunks.all() for point in chunk.points]
 
 
 class LabRunCurveChunk(models.Model):

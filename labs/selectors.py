@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from itertools import islice
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Subquery, prefetch_related_objects
 
 from .models import LabRun
 from .workers import Worker, connected_workers
@@ -66,31 +66,46 @@ def run_shared(*, token: str) -> LabRun | None:
     return LabRun.objects.filter(share_token=token).first() if token else None
 
 
+MAX_REFS = 100  # refs read from one comparison's URL: the query's IN lists stay short
+
+
 def runs_by_refs(*, refs: list[str], user) -> list[LabRun]:
-    """Runs to compare, in the order given. A ref is a run id (public or the viewer's own run)
-    or a share token; refs the viewer may not see are skipped, never revealed."""
+    """Runs to compare, in the order given, read with one query. A ref is a run id (public or the
+    viewer's own run) or a share token; refs the viewer may not see are skipped, never revealed."""
+    wanted = list(dict.fromkeys(r.strip() for r in refs if r.strip()))[:MAX_REFS]
+    ids = {int(ref) for ref in wanted if _is_id(ref)}
+    tokens = {ref for ref in wanted if not _is_id(ref)}
+    found = list(LabRun.objects.filter(Q(pk__in=ids) | Q(share_token__in=tokens))) if wanted else []
+    by_id = {run.pk: run for run in found if run.visible_to(user)}
+    by_token = {run.share_token: run for run in found}
     runs: list[LabRun] = []
-    for ref in dict.fromkeys(r.strip() for r in refs if r.strip()):
-        if len(runs) == MAX_COMPARED:
-            break
-        # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.
-        is_id = ref.isascii() and ref.isdigit() and len(ref) < 19
-        run = run_visible(run_id=int(ref), user=user) if is_id else run_shared(token=ref)
+    for ref in wanted:
+        run = by_id.get(int(ref)) if _is_id(ref) else by_token.get(ref)
         if run is not None and run not in runs:
             runs.append(run)
+    return with_chunks(runs[:MAX_COMPARED])
+
+
+def with_chunks(runs: list[LabRun]) -> list[LabRun]:
+    """`runs`, with the curve chunks of those still training read in one query (the charts read
+    each run's curve twice), none when no run is."""
+    prefetch_related_objects([run for run in runs if run.curve_is_chunked], "curve_chunks")
     return runs
+
+
+def _is_id(ref: str) -> bool:
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.
+    return ref.isascii() and ref.isdigit() and len(ref) < 19
 
 
 def latest_preset_runs(*, slug: str, user) -> list[LabRun]:
     """The viewer's most recent sweep of a preset (the site's reference sweeps are labs.reference's)."""
     if not user.is_authenticated:
         return []
-    latest = LabRun.objects.filter(preset=slug, reference=False, user=user).order_by("-created_at", "-id").first()
-    if latest is None:
-        return []
-    if latest.sweep is None:
-        return [latest]
-    return list(LabRun.objects.filter(sweep=latest.sweep).order_by("preset_index", "id"))
+    # One query: the latest run, and the runs of its sweep when it has one (`sweep = NULL` matches none).
+    mine = LabRun.objects.filter(preset=slug, reference=False, user=user).order_by("-created_at", "-id")
+    latest = Q(pk=Subquery(mine.values("pk")[:1])) | Q(sweep=Subquery(mine.values("sweep")[:1]))
+    return with_chunks(list(LabRun.objects.filter(latest).order_by("preset_index", "id")))
 
 
 def dashboard_context(user) -> dict:

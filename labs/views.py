@@ -143,6 +143,7 @@ def estimate_text(seconds: float | None) -> str:
 def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
     if run is None:
         raise Http404
+    selectors.with_chunks([run])
     state = queue_state()
     run_queue_block = run_queue(run, state)
     view = curve_view(request.GET)
