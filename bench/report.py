@@ -6,6 +6,7 @@ the set-up.
 
     .venv/bin/python bench/report.py [--quick] [--out docs/PERFORMANCE.md]
     .venv/bin/python bench/report.py --lighthouse-only   # Lighthouse again, the rest of the file kept
+    .venv/bin/python bench/report.py --signed-in-only    # the signed-in pages again, the rest kept
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--lighthouse-only", action="store_true", help="run only Lighthouse and replace its section of --out"
     )
+    parser.add_argument(
+        "--signed-in-only",
+        action="store_true",
+        help="run only the signed-in load test and replace its section of --out",
+    )
     return parser.parse_args(argv)
 
 
@@ -117,7 +123,7 @@ def machine_section(machine: dict[str, Any], versions: dict[str, str], torch_ver
     ]
 
 
-def load_section(first: dict[str, Any], returning: dict[str, Any], signed_in: dict[str, Any]) -> list[str]:
+def load_section(first: dict[str, Any], returning: dict[str, Any]) -> list[str]:
     s = first["settings"]
     lines = [
         "## Pages under load",
@@ -136,7 +142,6 @@ def load_section(first: dict[str, Any], returning: dict[str, Any], signed_in: di
     for title, load in (
         ("First-time visitors (no cookies: pages with a form make a new CSRF secret and cookie)", first),
         ("Returning visitors (they send their CSRF cookie, as every later page of a visit does)", returning),
-        ("A signed-in learner (session cookie: the learner's own pages, rendered for them)", signed_in),
     ):
         lines += [
             f"### {title}",
@@ -152,7 +157,63 @@ def load_section(first: dict[str, Any], returning: dict[str, Any], signed_in: di
                 f"{page['ratio_to_minimal']:.2f} | {page['server_cpu_ms']:.3f} | {page['cpu_ratio_to_minimal']:.2f} |"
             )
         lines.append("")
-    lines += [_aims_verdict(first, returning, signed_in), "", *CACHE_NOTE, ""]
+    lines += [_aims_verdict(first, returning), "", *CACHE_NOTE, ""]
+    return lines
+
+
+SIGNED_IN_TITLE = "## A signed-in learner's pages"
+# Issue 38: a signed-in learner's pages judged by what they cost, on 2 gunicorn workers (no ratio
+# to the minimal view, whose few hundred microseconds no page with a session and a template reaches).
+SIGNED_IN_AIMS = {"rps": 300, "server_cpu_ms": 6.0}
+
+
+def signed_in_section(signed_in: dict[str, Any]) -> list[str]:
+    s, machine = signed_in["settings"], signed_in["machine"]
+    load = signed_in.get("load_average_1min")
+    lines = [
+        SIGNED_IN_TITLE,
+        "",
+        f"`bench/load.py --signed-in`: the same server (gunicorn with {s['gunicorn_workers']} sync workers, "
+        "production settings) driven by wrk as above, with the session cookie of the seeded learner (the final "
+        "exam passed and its certificate, a guide quiz half answered, a preset's sweep of lab runs, every guide "
+        "opened, an API token). These pages are rendered for the learner, never from the page cache, and each is "
+        "judged by what it costs: requests per second under wrk, the server's CPU time per request (the gunicorn "
+        "processes' CPU time from /proc over the page's runs, divided by the requests served), and its SQL "
+        "queries, counted with Django's test client on the same database, on a first view with the cache empty "
+        "(every per-learner fragment rendered) and on the next view (what the load measures). wrk runs on the "
+        "same cores as the server and the machine is shared, so requests per second move with the work around "
+        f"it; the CPU per request moves less. Measured {machine['date']} on {machine['cores']} cores"
+        + (f", 1-minute load average {load[0]:.1f} at the start and {load[1]:.1f} at the end." if load else "."),
+        "",
+        "| Page | Requests/s | p50 ms | p99 ms | Server CPU ms/request | SQL queries: first view / cached "
+        "| Non-2xx | Socket errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, page in signed_in["pages"].items():
+        queries = page.get("queries", {})
+        lines.append(
+            f"| {name} (`{signed_in['paths'][name]}`) | {page['rps']:.0f} | {page['p50_ms']:.2f} | "
+            f"{page['p99_ms']:.2f} | {page['server_cpu_ms']:.2f} | {queries.get('first_view', '-')} / "
+            f"{queries.get('cached', '-')} | {page['non2xx']} | {page['socket_errors']} |"
+        )
+    missed = [
+        f"{name} {page['rps']:.0f} requests/s, {page['server_cpu_ms']:.2f} ms"
+        for name, page in signed_in["pages"].items()
+        if page["rps"] < SIGNED_IN_AIMS["rps"] or page["server_cpu_ms"] > SIGNED_IN_AIMS["server_cpu_ms"]
+    ]
+    failed = sum(page["non2xx"] + page["socket_errors"] for page in signed_in["pages"].values())
+    lines += [
+        "",
+        f"Aim, for every page: at least {SIGNED_IN_AIMS['rps']} requests/s and at most "
+        f"{SIGNED_IN_AIMS['server_cpu_ms']:g} ms of server CPU per request, and no query per item of the "
+        "learner's data (no N+1: `tests/test_signed_in_queries.py` counts each page's queries for a learner "
+        "with one and with ten of everything, and they must be equal). "
+        + ("Every page meets it." if not missed else "Short of it: " + "; ".join(missed) + ".")
+        + f" Requests that failed or answered other than 2xx: {failed}.",
+        "",
+        *SIGNED_IN_NOTE,
+        "",
+    ]
     return lines
 
 
@@ -160,22 +221,26 @@ def load_section(first: dict[str, Any], returning: dict[str, Any], signed_in: di
 PAGE_AIMS = {"guide page": 0.9, "home page": 0.5, "guide list": 0.5, "quiz landing": 0.5}
 PAGE_AIMS |= {"preset page": 0.5, "certificate page": 0.5}
 ANSWER_AIM = 3.0  # an htmx quiz answer's latency over the minimal view's, at most
-SIGNED_IN_AIM = 0.25  # issue 27: each of a signed-in learner's pages over the minimal view, at least
 CACHE_NOTE = [
     "Every public page is cached whole for visitors without a session (`course/page_cache.py`), answered",
     "near the top of the middleware stack, before sessions, CSRF, URL resolution and the view run, with one",
     "round trip to Redis for the page and the content hash together. Such pages carry no per-visitor CSRF",
     "token: the newsletter form needs none (double opt-in, see `course/views.py`) and the quiz's start form",
     "fetches its token when it is sent. No process keeps a copy of its own: a change made anywhere shows at",
-    "once. A signed-in learner's pages are the learner's own (header, progress, tokens) and rendered for",
-    "them; what in them is the same for everyone (the guide's article, the lists of guides) is a template",
-    "fragment cached under the content hash, so a content sync retires it at once. A guide's explorable",
-    "figure panels are drawn into the article per request: from the cache framework when the panel is the",
-    "same for everyone in its state, drawn for the learner when it carries their prediction form (their",
-    "CSRF token). The cache backend is django-redis, which keeps one Redis client per process (a read",
-    "measured 100 us of CPU, against 211 us with Django's RedisCache, which builds a client per call).",
-    "The rest is the session and user reads of Django's database sessions, each page's own queries (about",
-    "0.5-2 ms of CPU each through the ORM under load) and the template engine (the base layout about 2 ms).",
+    "once. The cache backend is django-redis, which keeps one Redis client per process (a read measured",
+    "100 us of CPU, against 211 us with Django's RedisCache, which builds a client per call).",
+]
+SIGNED_IN_NOTE = [
+    "What is the same for every learner on these pages (the guide's article, the lists of guides, a figure",
+    "panel in a given state) is a template fragment or a cache entry keyed by the content hash, so a content",
+    "sync retires it at once. What is the learner's own is cached per learner where it costs queries",
+    "(`accounts/learner_versions.py`): the cache holds a version per learner and kind of data (quiz results,",
+    "guides read, reviews, certificates, predictions, API tokens, profile), which the services that change",
+    "the data bump (at once and again on commit), and the dashboard's sections are stored under the versions",
+    "of what they show: their HTML, or their context for a section with a form (it carries the request's CSRF",
+    "token). A lab run's status and progress are read each time: a worker writes them several times a",
+    "second. No process keeps a copy of its own. Every page still reads the session and the user (Django's",
+    "database sessions) and renders the base layout; an ORM query costs about 0.5-1 ms of CPU.",
 ]
 
 
@@ -190,28 +255,23 @@ ANSWER_NOTE = [
 ]
 
 
-def _aims_verdict(first: dict[str, Any], returning: dict[str, Any], signed_in: dict[str, Any]) -> str:
-    """Every run counts for the requests that failed."""
+def _aims_verdict(first: dict[str, Any], returning: dict[str, Any]) -> str:
+    """Both runs count for the requests that failed."""
     missed = []
     for name, aim in PAGE_AIMS.items():
         for visitors, load in (("first-time", first), ("returning", returning)):
             ratio = load["pages"][name]["ratio_to_minimal"]
             if ratio < aim:
                 missed.append(f"{name} {ratio:.2f} for {visitors} visitors (aim {aim:g})")
-    for name, page in signed_in["pages"].items():
-        if name != "minimal view" and page["ratio_to_minimal"] < SIGNED_IN_AIM:
-            missed.append(f"{name} {page['ratio_to_minimal']:.2f} for a signed-in learner (aim {SIGNED_IN_AIM:g})")
     failed = sum(
-        page["non2xx"] + page["socket_errors"]
-        for load in (first, returning, signed_in)
-        for page in load["pages"].values()
+        page["non2xx"] + page["socket_errors"] for load in (first, returning) for page in load["pages"].values()
     )
     aims = ", ".join(f"{name} ≥ {aim:g}" for name, aim in PAGE_AIMS.items())
-    aims += f" for visitors without a session; every page ≥ {SIGNED_IN_AIM:g} for a signed-in learner"
+    aims += " for visitors without a session (a signed-in learner's pages: the next section)"
     verdict = "Every page meets its aim" if not missed else "Short of the aim: " + "; ".join(missed)
     return (
         f"Aims, as a ratio to the minimal view: {aims}. {verdict}. "
-        f"Requests that failed or answered other than 2xx, the three runs together: {failed}."
+        f"Requests that failed or answered other than 2xx, both runs together: {failed}."
     )
 
 
@@ -520,10 +580,21 @@ def lighthouse_only(out: Path) -> int:
     return 0
 
 
+def signed_in_only(out: Path) -> int:
+    script, options = FULL["load_signed_in"]
+    with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
+        result, _seconds = run_benchmark("load_signed_in", script, options, Path(folder))
+    out.write_text(replace_section(out.read_text(), SIGNED_IN_TITLE, signed_in_section(result)))
+    print(f"wrote the signed-in section of {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.lighthouse_only:
         return lighthouse_only(args.out)
+    if args.signed_in_only:
+        return signed_in_only(args.out)
     settings = QUICK if args.quick else FULL
     results, seconds = {}, {}
     with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
@@ -541,7 +612,8 @@ def main(argv: list[str] | None = None) -> int:
         commands,
         "",
         *machine_section(machine_description(), software(), results["trainer"]["torch"]),
-        *load_section(results["load"], results["load_returning"], results["load_signed_in"]),
+        *load_section(results["load"], results["load_returning"]),
+        *signed_in_section(results["load_signed_in"]),
         *quiz_section(results["quiz_roundtrip"]),
         *lab_section(results["lab_latency"]),
         "## Trainer: the lab's loop against a bare PyTorch loop",

@@ -39,6 +39,7 @@ def seed() -> dict[str, Any]:
     from accounts.services import account_create
     from certificates.services import certificate_issue
     from course.models import GuidePage
+    from course.services import guide_read
     from labs.models import LabRun
     from labs.presets import PRESETS
     from labs.reference import reference_sweep_latest
@@ -75,7 +76,10 @@ def seed() -> dict[str, Any]:
     for name, value in correct_form(in_progress, 1).items():
         form.setlist(name, value if isinstance(value, list) else [value])
     services.attempt_answer(attempt=in_progress, number=1, data=form)
-    run = lab_preset_submit(user=user, preset=PRESETS[preset])[0]
+    sweep = lab_preset_submit(user=user, preset=PRESETS[preset])
+    run = sweep[0]
+    for page in GuidePage.objects.filter(language="en", guide__is_published=True).select_related("guide"):
+        guide_read(user=user, guide=page.guide)  # the learner has opened every guide (the dashboard lists them)
     reference = reference_sweep_latest(preset)
     reference_runs = [r.pk for r in reference.runs if r.status == LabRun.Status.SUCCEEDED] if reference else []
     pages = GuidePage.objects.filter(guide__is_published=True)
@@ -103,6 +107,8 @@ def seed() -> dict[str, Any]:
             "dashboard_path": reverse("accounts:dashboard"),
             "attempt_path": selectors.attempt_url(in_progress),
             "run_path": reverse("labs:run", args=[run.pk]),
+            "lab_index_path": reverse("labs:index"),
+            "own_compare_path": reverse("labs:compare") + "?" + "&".join(f"run={r.share_ref}" for r in sweep),
         }
 
 

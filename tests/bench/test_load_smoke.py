@@ -11,15 +11,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PAGES = (
-    "minimal view",
-    "guide page",
-    "home page",
-    "guide list",
-    "quiz landing",
-    "preset page",
-    "certificate page",
-)
+PUBLIC_PAGES = ("guide page", "home page", "guide list", "quiz landing", "preset page", "certificate page")
+PAGES = {
+    "first-time": ("minimal view", *PUBLIC_PAGES),
+    # A learner's pages are judged by their cost: no minimal view to compare with.
+    "signed-in": (
+        "dashboard",
+        "course page",
+        *PUBLIC_PAGES,
+        "quiz in progress",
+        "lab index",
+        "run page",
+        "compare page",
+    ),
+}
 
 # The copy of the site keeps its own SQLite database whatever DATABASE_URL says: on PostgreSQL it
 # would only run the same test again.
@@ -38,9 +43,13 @@ def test_every_page_serves_load_without_a_single_error_or_non_2xx(tmp_path, visi
     results = json.loads(out.read_text())
     assert results["settings"]["visitors"] == visitors
     pages = results["pages"]
-    learners_own = ("dashboard", "quiz in progress", "run page") if visitors == "signed-in" else ()
-    assert sorted(pages) == sorted(PAGES + learners_own)
+    assert sorted(pages) == sorted(PAGES[visitors])
     for name, page in pages.items():
         assert page["non2xx"] == 0 and page["socket_errors"] == 0, (name, page)
-        assert page["requests"] > 0 and page["rps"] > 0, (name, page)
+        assert page["requests"] > 0 and page["rps"] > 0 and page["server_cpu_ms"] > 0, (name, page)
         assert any(line.startswith(name) and "/" in line for line in result.stdout.splitlines()), name
+        if visitors == "signed-in":  # each page's queries, counted on a first view and once cached
+            queries = page["queries"]
+            assert 0 < queries["cached"] <= queries["first_view"], (name, queries)
+        else:
+            assert "queries" not in page and page["ratio_to_minimal"] > 0, (name, page)
