@@ -9,7 +9,12 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from . import throttle  # noqa: F401  (connects the receiver that logs failed log-ins)
         from .dashboard import register_section
+        from .learner_versions import bump_when_changed
+        from .models import ApiToken, Profile
         from .selectors import greeting_context, tokens_context
+
+        bump_when_changed(Profile, "profile")
+        bump_when_changed(ApiToken, "tokens")
 
         register_section(
             "greeting", template="accounts/_greeting.html", context=greeting_context, order=0, shows=("profile",)

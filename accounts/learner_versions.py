@@ -2,11 +2,11 @@
 learner (the dashboard's sections, accounts/dashboard.py).
 
 A cached part's key holds the current versions of the kinds of data it shows ("quiz-results",
-"reads", "certificates", ...). The service that changes a learner's data calls `bump` with the
-kinds it changed, and the next page looks under a new key and renders the part afresh: nothing is
-deleted, nothing stale is ever found, whichever process serves the page; old entries expire by
-their timeout. A version is a random token, made when missing (after a Redis flush, say), so a
-version is never used twice.
+"reads", "certificates", ...). A row saved or deleted bumps its kind (`bump_when_changed`, which
+each app connects for its models), and a service that updates rows in bulk calls `bump`: the next
+page looks under a new key and renders the part afresh. Nothing is deleted, nothing stale is ever
+found, whichever process serves the page; old entries expire by their timeout. A version is a
+random token, made when missing (after a Redis flush, say), so a version is never used twice.
 """
 
 import logging
@@ -16,6 +16,8 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save
 from redis import RedisError
 
 logger = logging.getLogger(__name__)
@@ -79,3 +81,16 @@ def cached(user_id: int, kinds: tuple[str, ...], name: str, compute: Callable[[]
     except RedisError:
         pass
     return value
+
+
+def bump_when_changed(model: type[Model], kind: str) -> None:
+    """Bumps `kind` for the learner of each row of `model` (its `user_id`) saved or deleted, whoever
+    saves it: a service, the admin. QuerySet.update sends no signal: the services that update rows
+    in bulk call `bump` themselves."""
+
+    def changed(sender, instance, **kwargs) -> None:
+        bump(instance.user_id, kind)
+
+    uid = f"learner_versions:{model._meta.label}:{kind}"
+    post_save.connect(changed, sender=model, weak=False, dispatch_uid=uid)
+    post_delete.connect(changed, sender=model, weak=False, dispatch_uid=uid)

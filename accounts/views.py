@@ -13,7 +13,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from config.ratelimit import rate_limit
 
-from . import learner_versions
 from .dashboard import render_sections
 from .forms import ApiTokenForm, ProfileForm, SignUpForm
 from .models import ApiToken
@@ -72,7 +71,6 @@ def profile_edit(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         profile.full_name = form.cleaned_data["full_name"].strip()
         profile.save(update_fields=["full_name"])
-        learner_versions.bump(request.user.pk, "profile")
         messages.success(request, _("Your name was saved."))
         return redirect("accounts:dashboard")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
@@ -95,6 +93,5 @@ def token_create(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_delete(request: HttpRequest, token_id: int) -> HttpResponse:
     get_object_or_404(ApiToken, pk=token_id, user=request.user).delete()
-    learner_versions.bump(request.user.pk, "tokens")
     messages.success(request, _("The token was revoked."))
     return redirect("accounts:dashboard")

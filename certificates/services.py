@@ -52,7 +52,6 @@ def _sign_and_save(certificate: Certificate) -> Certificate:
         try:
             with transaction.atomic():
                 certificate.save(force_insert=True)
-            learner_versions.bump(certificate.user_id, "certificates")  # the dashboard lists them
             return certificate
         except IntegrityError:
             if not status_list.slot_taken(certificate.status_slot):
@@ -183,5 +182,5 @@ def certificate_correct_name(*, certificate: Certificate, user: User, name: str)
     profile = profile_for(user)
     profile.full_name = name
     profile.save(update_fields=["full_name"])
-    learner_versions.bump(user.pk, "certificates", "profile")  # the old one superseded; the new name
+    learner_versions.bump(user.pk, "certificates")  # the old one superseded (an update: no signal)
     return replacement

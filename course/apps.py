@@ -8,9 +8,13 @@ class CourseConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.dashboard import register_section
+        from accounts.learner_versions import bump_when_changed
 
         from . import page_cache  # connects the signals that retire cached pages
+        from .models import GuideRead
         from .selectors import dashboard_context
+
+        bump_when_changed(GuideRead, "reads")  # the dashboard shows the guides read, and when
 
         register_section(
             "course",

@@ -144,7 +144,7 @@ def progress_of(user, session: Mapping | None, pages) -> Progress:
     """The visitor's progress over `pages`: guides read (signed in only: reads are remembered for
     an account), quiz results (an account's, or a signed-out browser's own attempts), and the exam
     and certificate (signed in only). A learner's come from the cache while the versions of their
-    reads, results and certificates stand (accounts/learner_versions.py: their services bump them)."""
+    reads, results and certificates stand (accounts/learner_versions.py: bumped as they change)."""
     if not user.is_authenticated:
         return course_progress(pages, read=set(), results=quiz_results(user, session))
     read, results, end = learner_versions.cached(

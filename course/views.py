@@ -126,11 +126,10 @@ def course_overview(request: HttpRequest) -> HttpResponse:
 @require_GET
 @public_page(timeout=PAGE_TIMEOUT)
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    language = get_language()
-    # What the page shows outside its article; the article's fields (the body, its contents, the
-    # narration) are read only when its fragment is not cached (see guide_detail.html).
-    pages = GuidePage.objects.filter(language=language, guide__slug=slug, guide__is_published=True)
-    page = pages.select_related("guide").only("language", "title", "summary", "guide").first()
+    language, version = get_language(), content_version()
+    # What the page shows outside its article, from the course's list; the article's fields (the
+    # body, its contents, the narration) are read only when its fragment is not cached (see guide_detail.html).
+    page = next((page for page in _course_pages(language, version) if page.guide.slug == slug), None)
     if page is None:
         raise Http404
     article = SimpleLazyObject(lambda: GuidePage.objects.select_related("guide").defer(*ARTICLE_UNUSED).get(pk=page.pk))
@@ -146,7 +145,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "discussion_url": outside_links.discussion_url(slug, language),
         "newsletter_form": NewsletterForm(),
         "tested_with": tested_with_text(),
-        "content_version": content_version(),
+        "content_version": version,
         "fragment_timeout": FRAGMENT_TIMEOUT,
         "narration_recording": narration_status.recording,  # called on a miss only
     }

@@ -228,9 +228,12 @@ def _stored_prediction(request: HttpRequest | None, preset: str, name: str) -> s
     if request is None or not request.user.is_authenticated:
         return ""
 
-    def read() -> dict[tuple[str, str], str]:
+    def stored() -> dict[tuple[str, str], str]:
         rows = FigurePrediction.objects.filter(user=request.user).values_list("preset", "figure", "predicted")
         return {(preset, figure): predicted for preset, figure, predicted in rows}
+
+    def read() -> dict[tuple[str, str], str]:  # from the cache while the learner's predictions stand
+        return learner_versions.cached(request.user.pk, ("predictions",), "figure-predictions", stored)
 
     return _once_per_request(request, "predictions", read).get((preset, name), "")
 
@@ -354,7 +357,6 @@ def prediction_save(user, preset: str, name: str, option: str) -> FigurePredicti
     prediction, _created = FigurePrediction.objects.update_or_create(
         user=user, preset=preset, figure=name, defaults={"predicted": option, "answer": answer or ""}
     )
-    learner_versions.bump(user.pk, "predictions")  # the dashboard lists them
     return prediction
 
 

@@ -8,11 +8,16 @@ class QuizzesConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.dashboard import register_section
+        from accounts.learner_versions import bump_when_changed
         from course.page_cache import content_version
         from course.progress import register_quiz_results
 
         from . import signals, spaced_review  # noqa: F401  (signals connects the login receiver)
+        from .models import Attempt, MissedQuestion
         from .selectors import dashboard_context, guide_quiz_results
+
+        bump_when_changed(Attempt, "quiz-results")
+        bump_when_changed(MissedQuestion, "reviews")
 
         register_section(
             "quizzes", template="quizzes/_dashboard.html", context=dashboard_context, order=20, shows=("quiz-results",)
