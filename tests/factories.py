@@ -191,9 +191,10 @@ def passed_exam_attempt(user, exam):
     from quizzes.models import Attempt
 
     now = timezone.now()
+    question_ids = list(exam.questions.values_list("pk", flat=True)[:1])  # real ones: its result page shows them
     return Attempt.objects.create(
-        quiz=exam, user=user, language="en", question_ids=[1], started_at=now - timedelta(minutes=9),
-        finished_at=now, correct_count=1, passed=True,
+        quiz=exam, user=user, language="en", question_ids=question_ids, started_at=now - timedelta(minutes=9),
+        finished_at=now, correct_count=len(question_ids), passed=True,
     )  # fmt: skip
 
 

@@ -144,9 +144,9 @@ def test_certificates_in_every_status_answer_in_the_documented_shape(learner_wit
 
     user, _raw = learner_with_token
     exam = Quiz.objects.create(slug="final-exam", is_exam=True, title={"en": "Final exam"})
-    now = timezone.now()
 
-    def passed_attempt() -> Attempt:
+    def passed_attempt() -> Attempt:  # finished now: the valid one is passed after the revocation
+        now = timezone.now()
         return Attempt.objects.create(
             quiz=exam, user=user, language="hi", question_ids=[1], started_at=now - timedelta(minutes=9),
             finished_at=now, correct_count=1, passed=True,

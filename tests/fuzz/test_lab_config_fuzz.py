@@ -156,7 +156,8 @@ def test_the_web_form_answers_every_post_with_a_run_or_its_errors(lab_limits_out
     assert response.status_code in (302, 400), response.status_code
     if response.status_code == 400:
         html = response.content.decode()
-        assert 'class="errorlist' in html, "refused without saying why"
+        summary = html.partition('id="lab-form-errors"')[2].partition("</div>")[0]  # every problem, at the top
+        assert "<li>" in summary, "refused without saying why"
         assert LabRun.objects.count() == before, "invalid settings created a run"
         return
     assert LabRun.objects.count() == before + 1

@@ -48,7 +48,7 @@ def test_a_gpu_size_is_refused_on_a_cpu_site_in_french(settings):
     with translation.override("fr"):
         form = RunForm(post(size="small"))
         assert not form.is_valid()
-        assert form.errors["size"] == ["size small demande un worker avec GPU\u202f; aucun n'est connecté."]
+        assert form.errors["size"] == ["Ce choix demande un worker avec GPU, et aucun n'est connecté pour l'instant."]
 
 
 def test_a_gpu_site_accepts_gpu_sizes_and_tf32(settings):
