@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -589,30 +590,22 @@ def replace_section(text: str, title: str, section: list[str]) -> str:
     return "\n".join([*lines[:start], *section, *lines[end:]])
 
 
-def lighthouse_only(out: Path) -> int:
-    script, options = FULL["lighthouse"]
+def one_section_only(out: Path, name: str, title: str, section: Callable[[dict[str, Any]], list[str]]) -> int:
+    """Runs one benchmark with its full settings and replaces only its section of `out`."""
+    script, options = FULL[name]
     with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
-        result, _seconds = run_benchmark("lighthouse", script, options, Path(folder))
-    out.write_text(replace_section(out.read_text(), LIGHTHOUSE_TITLE, lighthouse_section(result)))
-    print(f"wrote the Lighthouse section of {out}")
-    return 0
-
-
-def signed_in_only(out: Path) -> int:
-    script, options = FULL["load_signed_in"]
-    with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
-        result, _seconds = run_benchmark("load_signed_in", script, options, Path(folder))
-    out.write_text(replace_section(out.read_text(), SIGNED_IN_TITLE, signed_in_section(result)))
-    print(f"wrote the signed-in section of {out}")
+        result, _seconds = run_benchmark(name, script, options, Path(folder))
+    out.write_text(replace_section(out.read_text(), title, section(result)))
+    print(f"wrote the section {title.removeprefix('## ')!r} of {out}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.lighthouse_only:
-        return lighthouse_only(args.out)
+        return one_section_only(args.out, "lighthouse", LIGHTHOUSE_TITLE, lighthouse_section)
     if args.signed_in_only:
-        return signed_in_only(args.out)
+        return one_section_only(args.out, "load_signed_in", SIGNED_IN_TITLE, signed_in_section)
     settings = QUICK if args.quick else FULL
     results, seconds = {}, {}
     with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
