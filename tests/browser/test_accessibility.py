@@ -44,6 +44,27 @@ def test_no_main_page_has_serious_accessibility_problems(new_page, live_server, 
     assert found == {}
 
 
+def test_every_guide_page_on_a_phone_has_targets_a_finger_can_hit(new_page, live_server, course_site):
+    """axe's target-size rule, as Lighthouse runs it: on a phone, on the page as loaded (not
+    scrolled), every guide in every language. Boxes the browser has not laid out yet keep a guessed
+    height (content-visibility: auto), so a control under content taller than the guess would be
+    drawn over what follows: the code blocks' copy and download buttons were."""
+    from course.models import GuidePage
+
+    # Lighthouse's phone (its mobile preset's screen emulation): the failure showed at this width only.
+    page = new_page(viewport={"width": 412, "height": 823}, device_scale_factor=1.75, is_mobile=True, has_touch=True)
+    found = {}
+    for guide in GuidePage.objects.filter(guide__is_published=True).select_related("guide"):
+        page.goto(f"{live_server.url}/{guide.language}/guides/{guide.guide.slug}/")
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+        violations = page.evaluate(
+            "() => axe.run(document, {runOnly: ['target-size'], resultTypes: ['violations']}).then(r => r.violations)"
+        )
+        if violations:
+            found[str(guide)] = [" ".join(n["target"]) for v in violations for n in v["nodes"][:5]]
+    assert found == {}
+
+
 def tab_to(page, selector: str, limit: int = 150) -> None:
     """Presses Tab (as a keyboard user does) until the focused element matches `selector`."""
     for _ in range(limit):
