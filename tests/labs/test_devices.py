@@ -212,7 +212,7 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
         assert not form.is_valid()
         assert form.errors["size"] == [
             "Le modèle medium demande plus de mémoire GPU qu'aucun worker connecté n'en a\u202f; "
-            "le plus grand qu'ils acceptent est small."
+            "le plus grand modèle qu'ils acceptent est small."
         ]
 
 
