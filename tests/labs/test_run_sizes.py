@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.utils import translation
+from django.utils.translation import gettext
 
 from accounts.models import ApiToken
 from labs import services
@@ -48,7 +49,9 @@ def test_a_gpu_size_is_refused_on_a_cpu_site_in_french(settings):
     with translation.override("fr"):
         form = RunForm(post(size="small"))
         assert not form.is_valid()
-        assert form.errors["size"] == ["Ce choix demande un worker avec GPU, et aucun n'est connecté pour l'instant."]
+        english = "This choice needs a GPU worker, and none is connected now."
+        assert gettext(english) != english  # the catalog's French, read through gettext
+        assert form.errors["size"] == [gettext(english)]
 
 
 def test_a_gpu_site_accepts_gpu_sizes_and_tf32(settings):
