@@ -86,6 +86,43 @@ def clean_cache():
     cache.clear()
 
 
+@pytest.fixture
+def clock_held():
+    """Time stands still for the test (time-machine; time.monotonic still runs, so waits on other
+    processes still end). django-ratelimit counts in fixed windows whose ends fall at any second (each
+    counter's end is offset by a hash of its key): a test that fills a counter over several requests
+    would, now and then, see a window end between two of them and the counter start afresh."""
+    import time_machine
+
+    with time_machine.travel(time.time(), tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture(autouse=True)
+def rate_limit_refusals_only_on_a_held_clock(request, monkeypatch):
+    """Fails a test in which a rate limit refused a request while the clock ran (see clock_held): that
+    test passes or fails with the second it started at. Watches the one place every limit is counted."""
+    import config.ratelimit
+
+    counted = config.ratelimit.get_usage
+    refused = []
+
+    def get_usage(*args, **kwargs):
+        usage = counted(*args, **kwargs)
+        if usage and usage["should_limit"]:
+            refused.append(kwargs.get("group"))
+        return usage
+
+    monkeypatch.setattr(config.ratelimit, "get_usage", get_usage)
+    yield
+    if refused and "clock_held" not in request.fixturenames:
+        pytest.fail(
+            f"rate limits {sorted(set(refused))} refused a request while the clock ran: a window may end "
+            "between two requests of this test; ask for the clock_held fixture",
+            pytrace=False,
+        )
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Hashing a password properly takes a good part of a second, and most tests sign a learner up;

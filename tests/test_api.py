@@ -139,7 +139,7 @@ def test_a_query_out_of_range_names_the_value_in_json(client, db, query, message
     assert error_shape(response)["fields"] == [{"field": field, "message": message}]
 
 
-def test_a_rate_limited_api_request_is_a_json_429(client, db, settings):
+def test_a_rate_limited_api_request_is_a_json_429(clock_held, client, db, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "certificate_lookup": "1/m"}
     client.get("/api/certificates/AAAA")
     response = client.get("/api/certificates/AAAA")
@@ -151,7 +151,7 @@ def cors_headers(response) -> dict[str, str]:
     return {name: value for name, value in response.headers.items() if name.lower().startswith("access-control-")}
 
 
-def test_a_rate_limited_public_document_still_answers_other_sites(client, db, settings):
+def test_a_rate_limited_public_document_still_answers_other_sites(clock_held, client, db, settings):
     """A verifier on another site reads the 429 (and its Retry-After) as it reads the 200: without
     the CORS headers the browser hides the answer and the verifier sees only a network error. The
     429 is no public document: no cache may keep it for others."""

@@ -31,14 +31,14 @@ def request_from(address: str):
     return RequestFactory().post("/", REMOTE_ADDR=address)
 
 
-def test_a_rate_counts_per_name_and_per_address(settings):
+def test_a_rate_counts_per_name_and_per_address(clock_held, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "2/m", "login": "1/m"}
     assert [limit_exceeded(request_from("192.0.2.1"), "signup") for _ in range(3)] == [False, False, True]
     assert limit_exceeded(request_from("192.0.2.2"), "signup") is False  # another address, its own counter
     assert limit_exceeded(request_from("192.0.2.1"), "login") is False  # another name, its own counter
 
 
-def test_addresses_in_one_ipv6_network_share_a_counter_and_a_bad_address_counts_as_unknown(settings):
+def test_addresses_in_one_ipv6_network_share_a_counter_and_a_bad_address_counts_as_unknown(clock_held, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "1/m"}
     settings.RATELIMIT_IPV6_MASK = 48
     assert limit_exceeded(request_from("2001:db8:1:2::7"), "signup") is False
@@ -48,7 +48,7 @@ def test_addresses_in_one_ipv6_network_share_a_counter_and_a_bad_address_counts_
     assert limit_exceeded(request_from("0.0.0.0"), "signup") is True  # both are the unknown address
 
 
-def test_behind_the_proxy_only_the_address_it_appended_is_counted(settings):
+def test_behind_the_proxy_only_the_address_it_appended_is_counted(clock_held, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "1/m"}
     settings.BEHIND_PROXY = True
 
@@ -60,7 +60,7 @@ def test_behind_the_proxy_only_the_address_it_appended_is_counted(settings):
     assert limit_exceeded(forwarded("192.0.2.10"), "signup") is False
 
 
-def test_a_rate_changed_in_settings_applies_at_once(settings):
+def test_a_rate_changed_in_settings_applies_at_once(clock_held, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "signup": "1/m"}
     assert limit_exceeded(request_from("192.0.2.1"), "signup") is False
     assert limit_exceeded(request_from("192.0.2.1"), "signup") is True
@@ -118,7 +118,7 @@ def test_a_wait_is_said_in_words_in_the_readers_language(seconds, en, hi, fr):
             assert wait_in_words(seconds) == words
 
 
-def test_a_429_says_the_real_wait_in_the_learners_language(client, db, settings):
+def test_a_429_says_the_real_wait_in_the_learners_language(clock_held, client, db, settings):
     """The lab's hourly limit once said "wait a minute": Retry-After and the words now follow the
     counter's window, here an hour long."""
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "guide_search": "1/h"}

@@ -23,7 +23,9 @@ def expect_only(page, *kinds: str) -> None:
     page.problems.items.clear()
 
 
-def test_a_search_refused_by_the_rate_limit_shows_the_message_in_french(page, live_server, content, settings):
+def test_a_search_refused_by_the_rate_limit_shows_the_message_in_french(
+    clock_held, page, live_server, content, settings
+):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "guide_search": "2/m"}  # the page, then one search
     page.goto(f"{live_server.url}/fr/search/")
     box = page.locator("#swap-error")
@@ -67,7 +69,7 @@ def test_a_quiz_answer_sent_empty_comes_back_as_its_card_with_the_reason(page, l
 
 
 def test_a_quiz_answer_refused_by_the_rate_limit_says_the_wait_in_its_card_in_hindi(
-    page, live_server, course_site, settings
+    clock_held, page, live_server, course_site, settings
 ):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
     page.goto(f"{live_server.url}/hi/quizzes/what-is-gradient-accumulation/")

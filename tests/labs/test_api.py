@@ -277,7 +277,7 @@ def test_too_many_waiting_runs_says_when_the_first_should_end(client, token, lea
     assert "The first of them should be done in about 2 minutes." in refused.json()["error"]
 
 
-def test_submissions_are_rate_limited(client, token, settings):
+def test_submissions_are_rate_limited(clock_held, client, token, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "2/m"}
     codes = [
         post_json(client, "/api/labs/runs", {**CONFIG, "seed": s}, Authorization=f"Bearer {token}").status_code

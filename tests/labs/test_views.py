@@ -252,7 +252,7 @@ def test_the_dashboard_lists_the_learners_recent_runs(learner_client, learner, m
     assert reverse("labs:run", args=[run.pk]) in html and "Failed" in html
 
 
-def test_submission_is_rate_limited_per_learner(learner_client, settings):
+def test_submission_is_rate_limited_per_learner(clock_held, learner_client, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lab_submit": "1/h"}
     data = {**DEFAULT_CONFIG, "steps": 2, "grad_clip": ""}
     assert learner_client.post(reverse("labs:submit"), data).status_code == 302

@@ -26,7 +26,9 @@ def one_redis_connection(settings):
     settings.CACHES = {"default": {**default, "OPTIONS": options}}
 
 
-def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizzes, start_attempt, helpers, settings):
+def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(
+    clock_held, client, quizzes, start_attempt, helpers, settings
+):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "2/m"}
     attempt = start_attempt(client)
     codes = [
@@ -41,7 +43,7 @@ def test_an_htmx_answer_over_the_rate_is_a_429_and_writes_nothing(client, quizze
 
 @pytest.mark.parametrize(("language", "said"), [("en", "Please wait"), ("hi", "कृपया"), ("fr", "Patientez")])
 def test_an_htmx_answer_over_the_rate_says_the_wait_in_words_inside_its_card(
-    client, quizzes, start_attempt, helpers, settings, language, said
+    clock_held, client, quizzes, start_attempt, helpers, settings, language, said
 ):
     """htmx drops a 4xx it is not told to swap: the 429 names the card's own message slot (HX-Retarget)
     and how to put the wait there, so the learner reads it beside the answer they chose."""
@@ -62,7 +64,9 @@ def test_an_htmx_answer_over_the_rate_says_the_wait_in_words_inside_its_card(
     assert 'id="q2-wait"' in card.split("Check answer", 1)[0]  # the slot, inside the card's form
 
 
-def test_a_plain_answer_over_the_rate_still_gets_the_429_page(client, quizzes, start_attempt, helpers, settings):
+def test_a_plain_answer_over_the_rate_still_gets_the_429_page(
+    clock_held, client, quizzes, start_attempt, helpers, settings
+):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
     attempt = start_attempt(client)
     assert client.post(helpers.answer_url(attempt, 1), helpers.correct_post(attempt, 1)).status_code == 302
@@ -73,7 +77,7 @@ def test_a_plain_answer_over_the_rate_still_gets_the_429_page(client, quizzes, s
 
 @pytest.mark.integration  # the count's connection to the real Redis
 def test_the_counting_connection_goes_back_to_the_pool_whatever_the_answer(
-    client, quizzes, start_attempt, helpers, settings, one_redis_connection
+    clock_held, client, quizzes, start_attempt, helpers, settings, one_redis_connection
 ):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "4/m"}
     attempt = start_attempt(client)

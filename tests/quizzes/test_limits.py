@@ -102,7 +102,7 @@ def test_a_fresh_browser_cannot_walk_around_the_limits_by_logging_in(client, lea
     assert Attempt.objects.count() == 1
 
 
-def test_answer_submissions_are_rate_limited(client, quizzes, start_attempt, helpers, settings):
+def test_answer_submissions_are_rate_limited(clock_held, client, quizzes, start_attempt, helpers, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "3/m"}
     attempt = start_attempt(client)
     codes = [
@@ -112,7 +112,7 @@ def test_answer_submissions_are_rate_limited(client, quizzes, start_attempt, hel
     assert attempt.answers.count() == 3
 
 
-def test_starting_attempts_is_rate_limited_per_address(client, quizzes, settings):
+def test_starting_attempts_is_rate_limited_per_address(clock_held, client, quizzes, settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_start": "2/h"}
     codes = [client.__class__().post(reverse("quizzes:start", args=["demo-guide"])).status_code for _ in range(3)]
     assert codes == [302, 302, 429]

@@ -400,7 +400,9 @@ def test_an_exam_question_keeps_its_key_and_explanation_closed_until_the_exam_is
     assert "right answer" not in reply
 
 
-def test_review_answers_count_against_the_answer_rate(clock, learner_client, quizzes, start_attempt, settings):
+def test_review_answers_count_against_the_answer_rate(
+    clock_held, clock, learner_client, quizzes, start_attempt, settings
+):
     missed = miss(learner_client, start_attempt, "pick-one")
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_answer": "1/m"}
     clock.move_to(MISSED_AT + DAY)
