@@ -1,13 +1,17 @@
 """The training code's version, derived from the code itself so it cannot be forgotten, and the
 version of the text guides-lm learns from.
 
-A hash of every Python file in this package (names and bytes, in a fixed order). Any change to
-the model, data, loop or metrics changes it, so stored results are not reused and the reference
-sweeps are computed again. guides-lm's data is the guides themselves (data.py): a hash of
-the files it reads goes into a guides-lm run's fingerprint, so editing a guide trains it again.
+A hash of what runs: every Python file in this package (its name, and its syntax tree printed back
+as code without docstrings; comments never reach the tree), in a fixed order. Any change to the
+model, data, loop or metrics changes it, so stored results are not reused and the reference sweeps
+are computed again; a docstring or comment edit does not (ast.unparse prints the tree; the site and
+its workers run one Python, which prints it alike). guides-lm's data is the guides themselves
+(data.py): a hash of the files it reads goes into a guides-lm run's fingerprint, so editing a guide
+trains it again.
 Plain file reading: the web process calls this without torch.
 """
 
+import ast
 import hashlib
 import os
 from functools import lru_cache
@@ -20,7 +24,28 @@ DEFAULT_TEXT_DIR = PACKAGE_DIR.parents[1] / "content" / "guides"  # the reposito
 
 
 def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
-    return _digest(package_dir, [path for path in sorted(package_dir.rglob("*.py")) if "__pycache__" not in path.parts])
+    digest = hashlib.sha256()
+    for path in sorted(package_dir.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
+            digest.update(code_without_prose(path.read_text()).encode() + b"\0")
+    return digest.hexdigest()[:DIGITS]
+
+
+def code_without_prose(source: str) -> str:
+    """The module as Python runs it: parsed, its docstrings removed, printed back."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
 
 
 def guide_text_files(text_dir: Path | str) -> list[Path]:

@@ -28,7 +28,7 @@ def broker_lengths() -> tuple[int, int]:
     return client.llen("gpu"), client.llen(LOW_PRIORITY_LIST)
 
 
-def test_the_code_version_is_a_hash_of_the_training_files(tmp_path):
+def test_the_code_version_is_a_hash_of_the_training_code_not_its_prose(tmp_path):
     package = tmp_path / "training"
     shutil.copytree(version.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
     before = version.training_code_version(package)
@@ -37,8 +37,49 @@ def test_the_code_version_is_a_hash_of_the_training_files(tmp_path):
     (package / "__pycache__" / "loop.cpython-311.pyc").write_bytes(b"compiled")
     assert version.training_code_version(package) == before  # only the source counts
     loop = package / "loop.py"
-    loop.write_text(loop.read_text() + "\n# a change to the training loop\n")
+    source = loop.read_text()
+    assert source.startswith('"""') and '    """The run:' in source  # the module's and train()'s docstrings
+    prose = source.replace('"""The lab\'s training loop', '"""The lab\'s own training loop', 1)
+    prose = prose.replace('    """The run:', '    """The whole run:', 1) + "\n# a comment about the loop\n"
+    loop.write_text(prose)
+    assert version.training_code_version(package) == before  # docstrings and comments are not what runs
+    loop.write_text(source.replace("momentum=0.9", "momentum=0.8", 1))
     assert version.training_code_version(package) != before
+
+
+def test_results_stored_under_the_byte_hashed_version_are_reused_under_the_syntax_hashed_one(
+    db, learner, tiny_config, monkeypatch
+):
+    """labs/migrations/0005: rows stored by main at edfbb03 (version OLD) get the version and
+    fingerprint of the same code hashed without prose (NEW), so a new submission reuses them."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from labs import services
+    from tests import factories
+
+    migration = import_module("labs.migrations.0005_code_version_without_prose")
+    digits, guides = tiny_config(seed=7), tiny_config(task="guides-lm", seed=7)
+    monkeypatch.setattr("labs.training.config.CODE_VERSION", migration.OLD)  # as edfbb03 stored them
+    stored = [
+        factories.lab_run(learner, status="succeeded", config=config.to_dict(), code_version=migration.OLD)
+        for config in (digits, guides)
+    ]
+    stale = factories.lab_run(
+        learner, status="succeeded", config=tiny_config(seed=8).to_dict(), fingerprint="not-these-settings"
+    )
+    migration.move_results(apps, None)
+
+    monkeypatch.setattr("labs.training.config.CODE_VERSION", migration.NEW)  # the code as that commit left it
+    for run in (*stored, stale):
+        run.refresh_from_db()
+    assert [run.code_version for run in stored] == [migration.NEW, migration.NEW]
+    assert [run.fingerprint for run in stored] == [services.run_fingerprint(digits), services.run_fingerprint(guides)]
+    assert (stale.code_version, stale.fingerprint) == (migration.OLD, "not-these-settings")  # not provably the same
+    again = services.lab_runs_submit(user=learner, configs=[digits, guides])
+    assert [run.reused_from_id for run in again] == [run.pk for run in stored]
+    assert all(run.status == "succeeded" for run in again)
 
 
 @pytest.fixture
