@@ -23,6 +23,9 @@ LOCALE_DIR = Path(settings.BASE_DIR) / "locale"
 GLOSSARY = yaml.load((CONTENT_DIR / "glossary.yaml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
 LANGUAGES = ("en", "hi", "fr")
 DEVANAGARI = "\u0900-\u097f"
+# Letters and signs that continue a word: the block without its punctuation (the danda । and ॥)
+# and digits, so "ट्रेनिंग।" ends its word at the danda.
+DEVANAGARI_LETTER = "\u0900-\u0963\u0971-\u097f"
 NUKTA = "\u093c"
 PRECOMPOSED_NUKTA_RE = re.compile("[\u0958-\u095f]")
 CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
@@ -46,13 +49,13 @@ def prose(text: str, lang: str) -> str:
 def word_pattern(word: str) -> re.Pattern:
     """A whole word; for Latin words, not part of an identifier such as loss.backward or loss_fn."""
     if re.search(f"[{DEVANAGARI}]", word):
-        return re.compile(rf"(?<![{DEVANAGARI}]){re.escape(word)}(?![{DEVANAGARI}])")
+        return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(word)}(?![{DEVANAGARI_LETTER}])")
     return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){re.escape(word)}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
 
 
 def stem_pattern(stem: str) -> re.Pattern:
     """A word starting with this stem and not continuing it with a nukta (फ़र्क but not फ़र्क़)."""
-    return re.compile(rf"(?<![{DEVANAGARI}]){re.escape(stem)}(?!{NUKTA})")
+    return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(stem)}(?!{NUKTA})")
 
 
 def gender_pattern(noun: str, modifiers: list[str]) -> re.Pattern:
@@ -60,11 +63,11 @@ def gender_pattern(noun: str, modifiers: list[str]) -> re.Pattern:
     "पूरी optimizer state" the adjective agrees with state, not with optimizer."""
     words = "|".join(re.escape(word) for word in sorted(modifiers, key=len, reverse=True))
     if re.search(f"[{DEVANAGARI}]", noun):
-        noun_forms = rf"{re.escape(noun)}(?:ों|ें)?(?![{DEVANAGARI}])"
+        noun_forms = rf"{re.escape(noun)}(?:ों|ें)?(?![{DEVANAGARI_LETTER}])"
     else:
         next_word = r"[ \u00a0][A-Za-z][\w.]*[A-Za-z0-9]|-[A-Za-z]"
         noun_forms = rf"{re.escape(noun)}(?:s|es)?(?![\w-])(?!{next_word})"
-    return re.compile(rf"(?<![{DEVANAGARI}-])(?:{words})[ \u00a0]{noun_forms}", re.IGNORECASE)
+    return re.compile(rf"(?<![{DEVANAGARI_LETTER}-])(?:{words})[ \u00a0]{noun_forms}", re.IGNORECASE)
 
 
 # Each noun's pattern, built once: a check reads up to 900 texts, and building these long
@@ -85,11 +88,13 @@ def disagreements(text: str) -> list[str]:
     return found
 
 
-def violations(text: str, lang: str) -> list[str]:
+def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
+    """`spoken`: a spoken summary, where Hindi writes the English terms in Devanagari so that the
+    voice says them (content/AUTHORING.md): the Latin-script rule is not checked there."""
     text = prose(text, lang)
     found = []
     for term in GLOSSARY["terms"]:
-        for variant in term.get("forbidden", {}).get(lang, []):
+        for variant in [] if spoken and lang == "hi" else term.get("forbidden", {}).get(lang, []):
             if word_pattern(variant).search(text):
                 found.append(f"{variant!r} (write {term[lang]!r})")
     if lang == "hi":
@@ -137,6 +142,12 @@ def guide_texts():
             yield pytest.param(folder / f"{lang}.md", lang, id=f"{folder.name}/{lang}.md")
 
 
+def summary_texts():
+    for folder in guide_folders(CONTENT_DIR):
+        for lang in ("en", "hi"):
+            yield pytest.param(folder / f"summary.{lang}.txt", lang, id=f"{folder.name}/summary.{lang}.txt")
+
+
 def quiz_texts():
     for slug, path in quiz_files(CONTENT_DIR):
         for lang in LANGUAGES:
@@ -146,6 +157,12 @@ def quiz_texts():
 @pytest.mark.parametrize(("path", "lang"), list(guide_texts()))
 def test_guides_use_the_glossary(path, lang):
     assert violations(path.read_text(encoding="utf-8"), lang) == []
+
+
+@pytest.mark.parametrize(("path", "lang"), list(summary_texts()))
+def test_spoken_summaries_use_the_glossary(path, lang):
+    """What the narration says first: plain text, read as prose."""
+    assert violations(path.read_text(encoding="utf-8"), lang, spoken=True) == []
 
 
 @pytest.mark.parametrize(("path", "lang"), list(quiz_texts()))
@@ -214,6 +231,11 @@ def test_the_glossary_names_every_language_and_never_forbids_its_own_words():
         ("le forward puis le backward", "fr", False),
         ("Aucune machine de calcul n'est connectée.", "fr", True),
         ("मॉडल को train करना", "hi", True),
+        ("Multi-GPU ट्रेनिंग।", "hi", True),  # the danda ends a word
+        ("यह ट्रेनिंग॥", "hi", True),
+        ("यह गलत।", "hi", True),
+        ("यह अगला गाइड।", "hi", True),
+        ("Multi-GPU training।", "hi", False),
         ("यह गलती है", "hi", True),
         ("यह ग़लती है", "hi", False),
         ("फ़र्क पड़ता है", "hi", True),
