@@ -1,5 +1,6 @@
 """Tiny helpers that read settings from the environment and fail loudly on bad values."""
 
+import ipaddress
 import os
 import re
 
@@ -50,6 +51,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_networks(name: str) -> list[str]:
+    """A comma-separated list of IP networks in CIDR form (an address alone is its own network)."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list networks like 203.0.113.0/24 or 2001:db8::/48, separated by commas; "
+                f"{item!r} is not one"
+            ) from None
+    return networks
 
 
 _RATE = re.compile(r"\d+/\d*[smhd]")  # django-ratelimit's "count/period": 10/h, 100/5m

@@ -6,8 +6,11 @@ cache that cannot be reached.
     if limit_exceeded(request, "lab_submit", key=...): ...   # anywhere else: answer as you see fit
 
 One name is one counter (django-ratelimit's group): views that share a name (the certificate page
-and its API) share the count. When the cache is down, requests go through and a warning is logged:
-the quotas that bound real cost are counted in the database, and learners are not locked out.
+and its API) share the count. A counter per address allows CLASSROOM_SIZE times its rate to an
+address in settings.CLASSROOM_NETWORKS (a workshop behind one NAT address); counters per learner
+and custom keys (the log-in's user name and address) never change. When the cache is down,
+requests go through and a warning is logged: the quotas that bound real cost are counted in the
+database, and learners are not locked out.
 django-ratelimit's own RATELIMIT_FAIL_OPEN covers a cache that answers without counting; Django's
 Redis backend raises instead, hence the except below.
 """
@@ -25,7 +28,7 @@ from django_ratelimit.core import get_usage
 from django_ratelimit.exceptions import Ratelimited
 from redis import RedisError
 
-__all__ = ["ALL", "UNSAFE", "client_ip", "limit_exceeded", "rate_limit", "retry_after"]
+__all__ = ["ALL", "UNSAFE", "client_ip", "in_classroom", "limit_exceeded", "rate_limit", "retry_after"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +61,32 @@ def client_ip(request: HttpRequest) -> str:
     return remote if _valid(remote) else UNKNOWN
 
 
+def in_classroom(address: str) -> bool:
+    """Whether the address is in one of the networks an operator trusts for a workshop."""
+    if not settings.CLASSROOM_NETWORKS or not _valid(address):
+        return False
+    ip = ipaddress.ip_address(address)
+    return any(ip in ipaddress.ip_network(network) for network in settings.CLASSROOM_NETWORKS)
+
+
+def _counts_per_address(request: HttpRequest, key: Key) -> bool:
+    """django-ratelimit's "ip" key, or "user_or_ip" for a visitor who is not signed in."""
+    if key == "user_or_ip":
+        user = getattr(request, "user", None)
+        return not (user is not None and user.is_authenticated)
+    return key == "ip"
+
+
+def _rate(request: HttpRequest, name: str, key: Key) -> str:
+    """The rate of `name` for this request: a classroom's address shares one counter among its
+    learners, so it allows CLASSROOM_SIZE times as many in the same period."""
+    rate = settings.RATE_LIMITS[name]
+    if _counts_per_address(request, key) and in_classroom(client_ip(request)):
+        count, period = rate.split("/", 1)
+        return f"{int(count) * settings.CLASSROOM_SIZE}/{period}"
+    return rate
+
+
 def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: str | list = ALL) -> bool:
     """Counts this request against settings.RATE_LIMITS[name]; True once it is over the rate.
 
@@ -66,7 +95,7 @@ def limit_exceeded(request: HttpRequest, name: str, *, key: Key = "ip", method: 
     over, the request notes how long until the counter's window ends (see retry_after).
     """
     try:
-        usage = get_usage(request, group=name, key=key, rate=settings.RATE_LIMITS[name], method=method, increment=True)
+        usage = get_usage(request, group=name, key=key, rate=_rate(request, name, key), method=method, increment=True)
     except (RedisError, OSError) as exc:  # the documented policy: let it through, say so in the log
         logger.warning("rate limit %r not checked, the cache is unreachable: %s", name, exc)
         return False

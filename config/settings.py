@@ -13,7 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import env_bool, env_float, env_int, env_list, env_rate, env_str, is_local_host
+from .env import env_bool, env_float, env_int, env_list, env_networks, env_rate, env_str, is_local_host
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STATE_DIR = Path(env_str("STATE_DIR", str(BASE_DIR / "var")))
@@ -266,9 +266,9 @@ RATE_LIMITS = {
     "login_username_address": env_rate("LOGIN_USERNAME_ADDRESS_RATE", "10/15m"),
     "password_reset": env_rate("PASSWORD_RESET_RATE", "5/h"),  # reset e-mails asked for per address
     "api_token_create": env_rate("API_TOKEN_CREATE_RATE", "20/h"),  # API tokens created per learner
-    "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per address
+    "guide_search": env_rate("GUIDE_SEARCH_RATE", "60/m"),  # searches per learner (or address)
     "newsletter_subscribe": env_rate("NEWSLETTER_SUBSCRIBE_RATE", "10/h"),  # subscriptions per address
-    "quiz_start": env_rate("QUIZ_START_RATE", "30/h"),  # quiz attempts started per address
+    "quiz_start": env_rate("QUIZ_START_RATE", "30/h"),  # quiz attempts started per learner (or address)
     "quiz_answer": env_rate("QUIZ_ANSWER_RATE", "30/m"),  # answers per learner (or address)
     "certificate_claim": env_rate("CERTIFICATE_CLAIM_RATE", "10/h"),  # certificate claims per learner
     "certificate_lookup": env_rate("CERTIFICATE_LOOKUP_RATE", "60/m"),  # look-ups (page and API) per address
@@ -276,6 +276,13 @@ RATE_LIMITS = {
     "certificate_image": env_rate("CERTIFICATE_IMAGE_RATE", "60/m"),  # link-preview pictures per address
     "lab_submit": env_rate("LAB_SUBMIT_RATE", "30/h"),  # lab submissions (a preset sweep is one) per learner
 }
+# A workshop's learners reach the site through one address (a venue or campus behind NAT). Limits
+# counted per address allow CLASSROOM_SIZE times their rate to an address in CLASSROOM_NETWORKS;
+# limits per learner, and log-in attempts per user name and address, stay as they are.
+CLASSROOM_NETWORKS = env_networks("CLASSROOM_NETWORKS")
+CLASSROOM_SIZE = env_int("CLASSROOM_SIZE", 100)
+if CLASSROOM_SIZE < 1:
+    raise ImproperlyConfigured(f"CLASSROOM_SIZE must be at least 1, got {CLASSROOM_SIZE}")
 RATELIMIT_ENABLE = env_bool("RATELIMIT_ENABLE", True)
 # When the cache cannot be reached, requests go through (and a warning is logged): a Redis outage
 # must not lock learners out, and the quotas that bound real cost (active lab runs, the daily

@@ -177,7 +177,7 @@ def guide_notebook(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 @vary_on_htmx
-@rate_limit("guide_search")
+@rate_limit("guide_search", key="user_or_ip")
 def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     terms = query_terms(query)

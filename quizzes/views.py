@@ -78,7 +78,7 @@ def quiz(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@rate_limit("quiz_start")
+@rate_limit("quiz_start", key="user_or_ip")  # per learner; signed out, per address
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = get_object_or_404(selectors.published_quizzes(), slug=slug)
     user = request.user if request.user.is_authenticated else None

@@ -116,3 +116,21 @@ def test_starting_attempts_is_rate_limited_per_address(clock_held, client, quizz
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_start": "2/h"}
     codes = [client.__class__().post(reverse("quizzes:start", args=["demo-guide"])).status_code for _ in range(3)]
     assert codes == [302, 302, 429]
+
+
+def test_signed_in_learners_behind_one_address_start_quizzes_on_their_own_counters(clock_held, quizzes, settings):
+    """A classroom shares one address: each learner's starts are theirs, so one keen learner does not
+    stop the others; a visitor who is not signed in is still counted per address."""
+    from django.test import Client
+
+    from tests import factories
+
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "quiz_start": "2/h"}
+    asha, bilal = Client(), Client()  # both from 127.0.0.1
+    asha.force_login(factories.account())
+    bilal.force_login(factories.other_account())
+    assert [start(asha, "demo-guide").status_code for _ in range(3)] == [302, 302, 429]
+    assert [start(bilal, "demo-guide").status_code for _ in range(2)] == [302, 302]
+    assert [start(Client(), "demo-guide").status_code for _ in range(3)] == [302, 302, 429]
+    # A learner's second start resumes their unfinished attempt; each visitor without a session has their own.
+    assert Attempt.objects.filter(user__isnull=False).count() == 2 and Attempt.objects.count() == 4
