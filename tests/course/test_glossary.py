@@ -58,31 +58,109 @@ def stem_pattern(stem: str) -> re.Pattern:
     return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(stem)}(?!{NUKTA})")
 
 
-def gender_pattern(noun: str, modifiers: list[str]) -> re.Pattern:
-    """The noun (or its plural) right after one of these words, where it ends its term: in
-    "पूरी optimizer state" the adjective agrees with state, not with optimizer."""
-    words = "|".join(re.escape(word) for word in sorted(modifiers, key=len, reverse=True))
+HINDI_GENDER = {
+    noun: gender for gender, nouns in GLOSSARY["hindi_gender"].items() if gender != "none" for noun in nouns
+}
+SPOKEN = GLOSSARY["hindi_spoken"]
+# Hindi nouns that end a spoken term ("टेस्ट फ़ाइल" is a file): the term's gender is theirs.
+SPOKEN_COMPOUND_HEADS = ["फ़ाइल"]
+# Verbs that say something of their subject and take no object, so the noun right before them is
+# their subject and they agree with it ("curve बढ़ती है", "error आई", "run चलता रहा"). Left out: a
+# verb that takes an object ("rule learning rate देता है" agrees with rule), बनना (its noun is often
+# a predicate: "यह error बन सकता है"), and a stem whose transitive form is the stem and ा
+# (खिसका, छिपा, बचा: "learning rate खिसका देती हैं").
+INTRANSITIVE_STEMS = (
+    "बढ़ घट गिर रह हो आ चल मिल समा टूट रुक पहुँच निकल दिख फैल बिगड़ सुधर उछल भटक अटक छूट ठहर लौट फट बैठ"
+).split()
+AUXILIARIES = "जा रह सक चुक पा लग पड़ हो".split()
+IMPERFECTIVE = {"masculine": ["ता", "ते"], "feminine": ["ती", "तीं"]}
+# A bare perfective ("बढ़ा") is also the transitive stem ("बढ़ा दी"), so it counts only before an
+# auxiliary of being or at the end of a clause.
+PERFECTIVE = {"masculine": ["ा", "े", "या", "ए", "ये"], "feminine": ["ी", "ीं", "ई", "ईं", "यी"]}
+IRREGULAR = {"masculine": ["गया", "गए", "गये", "हुआ", "हुए"], "feminine": ["गई", "गईं", "गयी", "हुई", "हुईं"]}
+CLAUSE_END = r"(?=[ \u00a0](?:है|हैं|था|थे|थी|थीं)(?![\u0900-\u0963\u0971-\u097f])|[।॥,;:?!.)]|$)"
+# Words that may stand between a subject and its verb without changing what agrees with what.
+BETWEEN = "भी ही तो नहीं न अब फिर ठीक सामान्य लगभग अचानक धीरे-धीरे ज़्यादा कम अलग".split()
+# Nouns that also make a verb with होना, which agrees with its own subject ("step() call होता है").
+CONJUNCT_VERB_NOUNS = {"call", "update", "test"}
+# Terms of two English words whose last one is a noun with a gender: "का loss curve" reads as
+# "का … curve", "उसकी optimizer state" as "उसकी … state".
+COMPOUND_TERMS = [
+    "loss curve", "optimizer state", "peak learning rate", "top-1 error", "activation memory", "training loss",
+    "validation loss", "running statistics", "effective batch", "global batch",
+]  # fmt: skip
+
+
+def alternation(words) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+def noun_forms(noun: str, spoken: bool) -> str:
+    """The noun or its plural, where it ends its term ("run" but not the "run" of "run config")."""
+    if spoken:
+        others = alternation([*SPOKEN.values(), *SPOKEN_COMPOUND_HEADS])
+        next_term = rf"[ \u00a0](?:{others})(?![{DEVANAGARI_LETTER}])"
+        return rf"{re.escape(SPOKEN[noun])}(?:ों|ें)?(?![{DEVANAGARI_LETTER}-])(?!{next_term})"
     if re.search(f"[{DEVANAGARI}]", noun):
-        noun_forms = rf"{re.escape(noun)}(?:ों|ें)?(?![{DEVANAGARI_LETTER}])"
-    else:
-        next_word = r"[ \u00a0][A-Za-z][\w.]*[A-Za-z0-9]|-[A-Za-z]"
-        noun_forms = rf"{re.escape(noun)}(?:s|es)?(?![\w-])(?!{next_word})"
-    return re.compile(rf"(?<![{DEVANAGARI_LETTER}-])(?:{words})[ \u00a0]{noun_forms}", re.IGNORECASE)
+        return rf"{re.escape(noun)}(?:ों|ें)?(?![{DEVANAGARI_LETTER}])"
+    next_word = r"[ \u00a0][A-Za-z][\w.]*[A-Za-z0-9]|-[A-Za-z]"
+    return rf"(?<![\w-]){re.escape(noun)}(?:s|es)?(?![\w-])(?!{next_word})"
 
 
-# Each noun's pattern, built once: a check reads up to 900 texts, and building these long
+def gender_pattern(noun: str, modifiers: list[str], spoken: bool = False) -> re.Pattern:
+    """The noun right after one of these words, or after them and the first words of its term in
+    COMPOUND_TERMS."""
+    first_words = [term.rsplit(" ", 1)[0] for term in COMPOUND_TERMS if term.endswith(f" {noun}")]
+    term_words = "" if spoken or not first_words else rf"(?:(?:{alternation(first_words)})[ \u00a0])?"
+    return re.compile(
+        rf"(?<![{DEVANAGARI_LETTER}-])(?:{alternation(modifiers)})[ \u00a0]{term_words}{noun_forms(noun, spoken)}",
+        re.IGNORECASE,
+    )
+
+
+def verb_pattern(noun: str, gender: str, spoken: bool = False) -> re.Pattern:
+    """The noun followed by a verb of INTRANSITIVE_STEMS in this gender's form ("बढ़ता", "बढ़
+    जाता", "बढ़ गया", "बढ़ा है"); not after और, where two nouns agree together ("weights और
+    optimizer state आते हैं")."""
+    stems = alternation(INTRANSITIVE_STEMS)
+    imperfective, perfective = alternation(IMPERFECTIVE[gender]), alternation(PERFECTIVE[gender])
+    auxiliary = rf"(?:{alternation(AUXILIARIES)})(?:{imperfective}|{perfective})|{alternation(IRREGULAR[gender])}"
+    verb = (
+        rf"(?:{stems})(?:{imperfective}|[ \u00a0](?:{auxiliary}))(?![{DEVANAGARI_LETTER}])"
+        rf"|(?:{stems})(?:{perfective}){CLAUSE_END}"
+    )
+    between = rf"(?:(?:{alternation(BETWEEN)})[ \u00a0])?"
+    first_words = [term.rsplit(" ", 1)[0] for term in COMPOUND_TERMS if term.endswith(f" {noun}")]
+    term = rf"(?:(?:{alternation(first_words)})[ \u00a0])?" if first_words and not spoken else ""
+    not_after_and = "".join(rf"(?<!और {re.escape(words)})" for words in ["", *(f"{w} " for w in first_words)])
+    return re.compile(
+        rf"{not_after_and}(?<![A-Za-z0-9-]){term}{noun_forms(noun, spoken)}[ \u00a0]{between}(?:{verb})",
+        re.IGNORECASE | re.M,
+    )
+
+
+# Each noun's patterns, built once: a check reads up to 900 texts, and building these long
 # alternations again for every text took seconds.
-AGREEMENT_PATTERNS = [
-    (noun, gender, gender_pattern(noun, GLOSSARY["hindi_agreement"][other]))
-    for gender, other in (("masculine", "feminine"), ("feminine", "masculine"))
-    for noun in GLOSSARY["hindi_gender"][gender]
-]
+def agreement_patterns(spoken: bool) -> list[tuple[str, str, re.Pattern]]:
+    patterns = []
+    for noun, gender in HINDI_GENDER.items():
+        if spoken and noun not in SPOKEN:
+            continue
+        other = "feminine" if gender == "masculine" else "masculine"
+        patterns.append((noun, gender, gender_pattern(noun, GLOSSARY["hindi_agreement"][other], spoken)))
+        if noun not in CONJUNCT_VERB_NOUNS:
+            patterns.append((noun, gender, verb_pattern(noun, other, spoken)))
+    return patterns
 
 
-def disagreements(text: str) -> list[str]:
-    """Hindi nouns with the other gender's form of an adjective, possessive or participle before them."""
+AGREEMENT_PATTERNS = {False: agreement_patterns(False), True: agreement_patterns(True)}
+
+
+def disagreements(text: str, spoken: bool = False) -> list[str]:
+    """Hindi nouns with the other gender's form of an adjective, possessive or participle before
+    them, or of an intransitive verb after them."""
     found = []
-    for noun, gender, pattern in AGREEMENT_PATTERNS:
+    for noun, gender, pattern in AGREEMENT_PATTERNS[spoken]:
         for match in pattern.finditer(text):
             found.append(f"{match.group()!r} ({noun} is {gender})")
     return found
@@ -103,7 +181,7 @@ def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
                 found.append(f"{stem!r} (write {spelling!r})")
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
-        found += disagreements(text)
+        found += disagreements(text, spoken)
     return found
 
 
@@ -208,6 +286,20 @@ def test_the_glossary_names_every_language_and_never_forbids_its_own_words():
             assert not any(word_pattern(v).fullmatch(term[lang]) for v in term.get("forbidden", {}).get(lang, []))
     for stem, spelling in GLOSSARY["hindi_spelling"].items():
         assert not stem_pattern(stem).match(spelling)
+
+
+def test_every_hindi_noun_term_has_one_gender():
+    """So that agreement is checked for each: a term of several words by its last word."""
+    masculine, feminine = (set(GLOSSARY["hindi_gender"][gender]) for gender in ("masculine", "feminine"))
+    assert not masculine & feminine
+    not_nouns = set(GLOSSARY["hindi_gender"]["none"])
+    genderless = [
+        term["hi"]
+        for term in GLOSSARY["terms"]
+        if term["en"] not in not_nouns and not {term["hi"], term["hi"].split()[-1]} & (masculine | feminine)
+    ]
+    assert genderless == []
+    assert set(SPOKEN) <= masculine | feminine
 
 
 @pytest.mark.parametrize(
