@@ -537,7 +537,7 @@ class BatchStatistics(Figure):
         parts = svg_open(key, title, desc, top + 3 * row + 8)
         for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
             y = top + r * row
-            parts.append(svg_text(8, y + 24, label, "start", extra=' font-weight="600"'))
+            parts.append(svg_text(8, y + 24, label, "start", extra=' font-weight="700"'))
             parts.append(svg_text(left, y + row - 14, note, "start"))
             groups = [(0, batch)] if r == 0 else [(k * micro, micro) for k in range(n)] if r == 1 else []
             for k, (first, count) in enumerate(groups):
