@@ -337,10 +337,6 @@ LAB_WORKER_DEVICE = env_str("LAB_WORKER_DEVICE", "")  # what a worker reports it
 LAB_WORKER_MEMORY_MIB = env_int("LAB_WORKER_MEMORY_MIB", 0)
 # The run command submits the reference sweeps that are missing or outdated after start-up (labs/reference.py).
 LAB_REFERENCE_SWEEPS = env_bool("LAB_REFERENCE_SWEEPS", True)
-# Test-only: a run holds after this step (its progress written) until the release file exists or it
-# is cancelled, so tests can act on a run at a known step whatever the machine's speed. 0: off.
-LAB_PAUSE_AT_STEP = env_int("LAB_PAUSE_AT_STEP", 0)
-LAB_PAUSE_RELEASE_FILE = env_str("LAB_PAUSE_RELEASE_FILE", "")
 # Both share the `gpu` queue with training; `expires` drops those that waited behind a long run.
 CELERY_BEAT_SCHEDULE = {
     "labs-sweep-stale-runs": {

@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import uuid
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Self
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -60,7 +60,9 @@ def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
     return LabRun.objects.get(pk=run_id)
 
 
-def lab_run_execute(*, run_id: int, worker: str) -> None:
+def lab_run_execute(*, run_id: int, worker: str, reporter: Callable[..., "Reporter"] | None = None) -> None:
+    """Claim, train and finish the run. ``reporter(mine, run_id=...)`` makes its Reporter (tests pass
+    one that holds the run at a step: tests/held_runs.py)."""
     run = lab_run_claim(run_id=run_id, worker=worker)
     if run is None:
         return
@@ -69,14 +71,15 @@ def lab_run_execute(*, run_id: int, worker: str) -> None:
     mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
     # An identical run may have finished while this one waited.
-    fields = reused_result(twin) if twin is not None else _train_reporting(run, mine)
+    make_reporter = reporter or Reporter
+    fields = reused_result(twin) if twin is not None else _train_reporting(run, make_reporter(mine, run_id=run.pk))
     _finish(mine, run.pk, **fields)
     if fields["status"] != LabRun.Status.FAILED:
         _reference_done(run)
 
 
-def _train_reporting(run: LabRun, mine) -> dict[str, Any]:
-    with _Reporter(mine, run_id=run.pk) as reporter:
+def _train_reporting(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
+    with reporter:
         try:
             return _train(run, reporter)
         except SoftTimeLimitExceeded:
@@ -99,7 +102,7 @@ def _reference_done(run: LabRun) -> None:
         logger.exception("the guides could not be told that reference run %s finished", run.pk)
 
 
-def _train(run: LabRun, reporter: "_Reporter") -> dict[str, Any]:
+def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
     """The fields the run ends with: its result, or the error that stopped it."""
     from labs.training.config import validate_config
     from labs.training.loop import device_class, run_experiment  # torch: imported in the worker child only
@@ -140,7 +143,7 @@ def _finish(mine, run_id: int, **fields: Any) -> None:
             LabRunCurveChunk.objects.filter(run_id=run_id).delete()
 
 
-class _Reporter:
+class Reporter:
     """Progress and liveness for one claimed run.
 
     `on_progress` keeps the whole curve in memory and writes progress at most every
@@ -172,37 +175,23 @@ class _Reporter:
 
     def on_progress(self, point: dict[str, Any], done_steps: int, total_steps: int) -> None:
         self.curve.append(point)
-        release = settings.LAB_PAUSE_RELEASE_FILE  # the test-only pause (_hold)
-        pause = bool(release) and done_steps == settings.LAB_PAUSE_AT_STEP and not Path(release).exists()
-        now = time.monotonic()
-        if now - self.last_write < settings.LAB_PROGRESS_INTERVAL and done_steps < total_steps and not pause:
-            return
-        self.last_write = now
-        if not self._append(done_steps):
-            self.stop.set()
-        elif pause:
-            self._hold()
+        if time.monotonic() - self.last_write >= settings.LAB_PROGRESS_INTERVAL or done_steps >= total_steps:
+            self.write(done_steps)
 
-    def _append(self, done_steps: int) -> bool:
-        """One progress write, only while the run is ours and not cancelled: the new points in one insert."""
+    def write(self, done_steps: int) -> None:
+        """One progress write, only while the run is ours and not cancelled (else `stop` is set): the
+        new points in one insert."""
+        self.last_write = time.monotonic()
         points = self.curve[self.written :]
         with transaction.atomic():
             if not self.mine.filter(cancel_requested=False).update(done_steps=done_steps, heartbeat_at=timezone.now()):
-                return False
+                self.stop.set()
+                return
             if points:
                 LabRunCurveChunk.objects.create(
                     run_id=self.run_id, seq=self.chunks, last_step=points[-1]["step"], points=points
                 )
         self.written, self.chunks = len(self.curve), self.chunks + (1 if points else 0)
-        return True
-
-    def _hold(self) -> None:
-        """The test-only pause: wait, heartbeat still beating, until released, cancelled or no longer ours."""
-        release = Path(settings.LAB_PAUSE_RELEASE_FILE)
-        logger.info("lab run paused at step %s until %s exists", settings.LAB_PAUSE_AT_STEP, release)
-        while not release.exists() and not self.stop.wait(0.05):
-            if not self.mine.filter(cancel_requested=False).exists():
-                self.stop.set()
 
     def _beat(self) -> None:
         close_old_connections()

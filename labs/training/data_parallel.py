@@ -13,12 +13,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
-import itertools
 import os
 import queue
 import signal
 import socket
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -31,7 +29,6 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 
 DEFAULT_TIMEOUT_SECONDS = 120.0  # a collective (or the parent) waiting longer than this fails the run
 _POLL_SECONDS = 0.2
-_FAULTS = ("raise", "exit", "hang")
 _ABORTED = -signal.SIGABRT  # how gloo ends a rank whose peer left in a collective: a consequence
 
 
@@ -64,13 +61,11 @@ def counting_allreduce_hook(stats, bucket):
 
 
 def run_ranks(
-    train: Callable, config: Any, options: dict, device, on_progress, should_stop, timeout_seconds: float, fault
+    train: Callable, config: Any, options: dict, device, on_progress, should_stop, timeout_seconds: float
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
     """``train(config, device, rank=r, on_progress=..., should_stop=..., **options)`` in each of
-    config.processes ranks. Returns rank 0's RunResult as a dict, and its model's state (None unless
-    it kept the model). ``fault``, for tests: (rank, step, "raise" | "exit" | "hang")."""
-    if fault is not None and fault[2] not in _FAULTS:
-        raise ValueError(f"fault must be one of {_FAULTS}")
+    config.processes ranks (``train`` importable by name: the ranks are spawned). Returns rank 0's
+    RunResult as a dict, and its model's state (None unless it kept the model)."""
     world = config.processes
     device_type, backend = _backend(device, world)
     # billiard, not multiprocessing: Celery's pool processes are daemonic, and the standard library
@@ -78,7 +73,7 @@ def run_ranks(
     # finally, and each rank stops by itself when its parent is gone (_stop_check).
     context = billiard.get_context("spawn")
     messages, stop = context.Queue(), context.Event()
-    args = (world, _free_port(), backend, device_type, os.getpid(), timeout_seconds, messages, stop, fault)
+    args = (world, _free_port(), backend, device_type, os.getpid(), timeout_seconds, messages, stop)
     processes: list = []
     try:
         for rank in range(world):
@@ -187,7 +182,7 @@ def _ended_early(rank: int, world: int, process) -> DataParallelError:
 
 
 def _rank_main(
-    rank, world, port, backend, device_type, parent, timeout, messages, stop, fault, train, config, options
+    rank, world, port, backend, device_type, parent, timeout, messages, stop, train, config, options
 ) -> None:
     try:
         if device_type == "cpu":  # G processes share the cores; more threads each only contend
@@ -203,7 +198,7 @@ def _rank_main(
         if device.type == "cuda":
             torch.cuda.set_device(device)
         report = (lambda *progress: messages.put(("progress", *progress))) if rank == 0 else None
-        should_stop = _stop_check(rank, parent, stop, fault)
+        should_stop = _stop_check(rank, parent, stop)
         result = train(config, device, rank=rank, on_progress=report, should_stop=should_stop, **options)
         if rank == 0:
             messages.put(("result", result.to_dict(), _state_bytes(result.model)))
@@ -223,21 +218,13 @@ def _rank_main(
             dist.destroy_process_group()
 
 
-def _stop_check(rank: int, parent: int, stop, fault: tuple[int, int, str] | None) -> Callable[[], bool]:
+def _stop_check(rank: int, parent: int, stop) -> Callable[[], bool]:
     """The rank's should_stop, called before each window: rank 0 reads the parent's stop flag (the loop
     tells the others); every rank leaves when the process that started the run is gone."""
-    steps = itertools.count()
 
     def should_stop() -> bool:
-        step = next(steps)
         if os.getppid() != parent:  # the worker died: nobody reads our results
             raise RuntimeError("the process that started this run is gone")
-        if fault is not None and fault[:2] == (rank, step):
-            if fault[2] == "exit":
-                os._exit(3)
-            if fault[2] == "hang":
-                threading.Event().wait()  # never set: its peers wait in the next collective
-            raise RuntimeError(f"fault injected at step {step}")
         return rank == 0 and stop.is_set()
 
     return should_stop

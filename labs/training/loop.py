@@ -62,17 +62,15 @@ def run_experiment(
     keep_model: bool = False,
     text_dir: Any = None,
     timeout_seconds: float = data_parallel.DEFAULT_TIMEOUT_SECONDS,
-    fault: tuple[int, int, str] | None = None,
 ) -> RunResult:
     """Train ``config`` (on CUDA when available) in this process, or in config.processes ranks.
 
     ``on_progress(point, done, total)`` is called after every step; throttle expensive work in the
-    caller. With processes > 1: ``timeout_seconds`` for a silent rank, and ``fault`` for tests
-    (data_parallel.run_ranks)."""
+    caller. With processes > 1: ``timeout_seconds`` for a silent rank (data_parallel.run_ranks)."""
     options = {"dtype": dtype, "keep_model": keep_model, "text_dir": text_dir}
     if config.processes > 1:  # train() in each rank; rank 0's result comes back
         values, state = data_parallel.run_ranks(
-            train, config, options, device, on_progress, should_stop, timeout_seconds, fault
+            train, config, options, device, on_progress, should_stop, timeout_seconds
         )
         model = None
         if state is not None:

@@ -5,7 +5,8 @@ STATE_DIR and the test database. The set-up bin/run does first is the test sessi
 Starting the stack costs seconds, so one serves a whole test module: each test kills or restarts
 some of its processes and checks that supervisord brought them back (a test that stops it for
 good, like Ctrl-C, leaves the next test a fresh one). Every run of the stack holds at
-PAUSE_AT_STEP until the release file exists (LAB_PAUSE_AT_STEP, LAB_PAUSE_RELEASE_FILE), so a test
+PAUSE_AT_STEP until the release file exists (tests/held_runs.py: the stack's settings are the site's
+with a worker task that holds), so a test
 acts on a run at a known step whatever the machine's speed; between tests the file exists and
 runs go straight through. Timings are shortened so a dead worker is noticed in seconds.
 """
@@ -26,6 +27,7 @@ import requests
 from supervisor.xmlrpc import SupervisorTransport
 
 from accounts.models import ApiToken
+from tests.held_runs import held_worker_env
 from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,8 +84,7 @@ class RunCommand:
             WEB_PORT=str(web_port),
             REDIS_PORT=str(redis_port),
             REDIS_URL=self.redis_url,
-            LAB_PAUSE_AT_STEP=str(PAUSE_AT_STEP),
-            LAB_PAUSE_RELEASE_FILE=str(self.release_file),
+            **held_worker_env(PAUSE_AT_STEP, self.release_file),
             **FAST,
         )
         self.log_path.touch()

@@ -2,15 +2,16 @@
 growing document; stored whole once at the end; started over by a new claim."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from labs import services
-from labs.execution import _Reporter, lab_run_claim, lab_run_execute
+from labs.execution import Reporter, lab_run_claim, lab_run_execute
 from labs.models import LabRun, LabRunCurveChunk
+from tests.held_runs import held_at
+from tests.polling import wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +27,7 @@ def claimed_reporter(learner, tiny_config, steps=6):
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=steps))
     run = lab_run_claim(run_id=run.pk, worker="w")
     mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
-    return run, _Reporter(mine, run_id=run.pk)
+    return run, Reporter(mine, run_id=run.pk)
 
 
 def chunk_steps(run):
@@ -107,13 +108,11 @@ def test_a_run_held_mid_way_has_its_points_in_chunks_until_it_ends(
     transactional_db, learner, tiny_config, settings, tmp_path
 ):
     settings.LAB_PROGRESS_INTERVAL = 0
-    settings.LAB_PAUSE_AT_STEP, settings.LAB_PAUSE_RELEASE_FILE = 3, str(tmp_path / "release")
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=5))
-    worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
+    held = {"run_id": run.pk, "worker": "w", "reporter": held_at(3, tmp_path / "release")}
+    worker = threading.Thread(target=lab_run_execute, kwargs=held)
     worker.start()
-    deadline = time.monotonic() + 60
-    while LabRun.objects.get(pk=run.pk).done_steps < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: LabRun.objects.get(pk=run.pk).done_steps >= 3, 60, "the run to reach step 3", every=0.05)
     held = LabRun.objects.get(pk=run.pk)
     assert held.curve == [] and chunk_steps(held) == [[1], [2], [3]]
     assert [p["step"] for p in held.curve_points()] == [1, 2, 3]

@@ -1,7 +1,6 @@
 """The worker side, run in this process: claim, train with labs.training, report, finish."""
 
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -10,6 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from labs import services
 from labs.execution import lab_run_claim, lab_run_execute
 from labs.models import LabRun
+from tests.held_runs import held_at
+from tests.polling import wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -75,13 +76,11 @@ def test_progress_is_written_a_few_times_per_second_not_per_step(learner, tiny_c
 def test_cancelling_a_running_run_stops_training_and_keeps_the_curve_so_far(
     transactional_db, learner, tiny_config, settings, tmp_path
 ):
-    settings.LAB_PAUSE_AT_STEP, settings.LAB_PAUSE_RELEASE_FILE = 2, str(tmp_path / "never-released")
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=400, task="digits-cnn"))
-    worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
+    held = {"run_id": run.pk, "worker": "w", "reporter": held_at(2, tmp_path / "never-released")}
+    worker = threading.Thread(target=lab_run_execute, kwargs=held)
     worker.start()
-    deadline = time.monotonic() + 60
-    while LabRun.objects.get(pk=run.pk).done_steps < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: LabRun.objects.get(pk=run.pk).done_steps >= 2, 60, "the run to reach step 2", every=0.05)
     assert services.lab_run_cancel(run=run)
     worker.join(timeout=60)
     run.refresh_from_db()
@@ -93,13 +92,11 @@ def test_a_run_held_at_a_step_goes_on_to_the_end_once_released(
     transactional_db, learner, tiny_config, settings, tmp_path
 ):
     release = tmp_path / "release"
-    settings.LAB_PAUSE_AT_STEP, settings.LAB_PAUSE_RELEASE_FILE = 2, str(release)
     run = services.lab_run_submit(user=learner, config=tiny_config(steps=5))
-    worker = threading.Thread(target=lab_run_execute, kwargs={"run_id": run.pk, "worker": "w"})
+    held = {"run_id": run.pk, "worker": "w", "reporter": held_at(2, release)}
+    worker = threading.Thread(target=lab_run_execute, kwargs=held)
     worker.start()
-    deadline = time.monotonic() + 60
-    while LabRun.objects.get(pk=run.pk).done_steps < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: LabRun.objects.get(pk=run.pk).done_steps >= 2, 60, "the run to reach step 2", every=0.05)
     worker.join(timeout=0.5)
     held = LabRun.objects.get(pk=run.pk)
     assert worker.is_alive() and (held.status, held.done_steps) == ("running", 2)

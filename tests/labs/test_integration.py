@@ -20,6 +20,7 @@ import redis
 from accounts.models import ApiToken
 from config.celery import app as celery_app
 from labs.models import LabRun
+from tests.held_runs import held_worker_env
 
 pytestmark = pytest.mark.integration
 
@@ -139,7 +140,7 @@ def test_a_run_submitted_through_the_api_trains_on_the_worker_to_succeeded(celer
 
 def test_a_run_whose_worker_is_killed_is_finished_by_another_never_left_running(make_worker, start_beat, api, tmp_path):
     # The first worker holds the run after step 3 (never released), so the kill lands mid-run on any machine.
-    hold = {"LAB_PAUSE_AT_STEP": "3", "LAB_PAUSE_RELEASE_FILE": str(tmp_path / "never-released")}
+    hold = held_worker_env(3, tmp_path / "never-released")
     first = make_worker("doomed", **FAST, **hold).start()
     created = api({**SMALL, "task": "digits-cnn", "accumulation_steps": 1, "steps": 150})
     wait_for(lambda: LabRun.objects.get(pk=created["id"]).done_steps == 3, 180, "training to reach step 3")

@@ -3,6 +3,7 @@
 import pytest
 
 from labs import selectors, services, workers
+from tests.held_runs import held_worker_env
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
@@ -34,7 +35,7 @@ def test_a_worker_shows_the_run_it_trains_and_the_run_behind_it_waits_first_in_l
     from labs.models import LabRun
 
     release = tmp_path / "release"
-    make_worker("queue-c", LAB_PAUSE_AT_STEP="1", LAB_PAUSE_RELEASE_FILE=str(release)).start()
+    make_worker("queue-c", **held_worker_env(1, release)).start()
     first = services.lab_run_submit(user=learner, config=tiny_config(steps=3, seed=1))
     second = services.lab_run_submit(user=learner, config=tiny_config(steps=3, seed=2))
     worker = wait_for(

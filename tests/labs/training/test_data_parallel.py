@@ -12,8 +12,9 @@ import pytest
 import torch
 
 from labs.training.config import RunConfig, config_fingerprint, validate_config
-from labs.training.data_parallel import DataParallelError
+from labs.training.data_parallel import DataParallelError, run_ranks
 from labs.training.loop import run_experiment
+from tests.labs.training.failing_rank import train_failing
 
 BASE = {
     "task": "digits-mlp",
@@ -103,11 +104,17 @@ def test_token_mean_counts_tokens_across_processes(scaling, matches):
         assert result.grad_equivalence_error > 1e-3
 
 
+def run_failing(fail_at: tuple[int, int, str], timeout_seconds: float = 120.0) -> None:
+    """run_experiment's data-parallel path, with rank ``fail_at[0]`` failing (failing_rank.py)."""
+    options = {"dtype": torch.float32, "keep_model": False, "text_dir": None, "fail_at": fail_at}
+    run_ranks(train_failing, config(processes=2), options, "cpu", None, None, timeout_seconds)
+
+
 @pytest.mark.parametrize("how", ["raise", "exit"])
 def test_a_failing_process_fails_the_run_with_a_reason_and_leaves_no_process(how):
     with pytest.raises(DataParallelError) as failure:
-        run_experiment(config(processes=2), device="cpu", fault=(1, 1, how))
-    expected = "RuntimeError: fault injected at step 1" if how == "raise" else "ended with exit code 3"
+        run_failing((1, 1, how))
+    expected = "RuntimeError: failed on purpose before window 1" if how == "raise" else "ended with exit code 3"
     assert "Process 1 of 2" in str(failure.value) and expected in str(failure.value)
     assert spawned_children() == []
 
@@ -116,7 +123,7 @@ def test_a_hung_process_fails_the_run_with_a_reason_and_leaves_no_process():
     # Process 1 blocks forever at step 1; the small timeout fails the run, whichever side notices it
     # first: process 0's collective gives up, or the parent hears nothing for that long.
     with pytest.raises(DataParallelError) as failure:
-        run_experiment(config(processes=2), device="cpu", fault=(1, 1, "hang"), timeout_seconds=3)
+        run_failing((1, 1, "hang"), timeout_seconds=3)
     reason = str(failure.value)
     assert "Process 0 of 2 failed" in reason or "one of them is stuck" in reason, reason
     assert spawned_children() == []
@@ -153,17 +160,17 @@ def test_settings_for_processes_are_checked_and_old_runs_keep_their_fingerprint(
 
 
 def test_the_lab_form_takes_processes_up_to_the_workers_limit(settings):
-    from labs.forms import RunForm
+    from tests.factories import run_form
 
     settings.LAB_MAX_PROCESSES = 2
     old_post = {**BASE, "grad_clip": ""}  # from before data parallelism: no processes, no sync
-    form = RunForm(old_post)
+    form = run_form(old_post)
     assert form.is_valid(), form.errors
     assert form.run_config == config()
-    form = RunForm({**old_post, "processes": "2", "sync": "every_micro"})
+    form = run_form({**old_post, "processes": "2", "sync": "every_micro"})
     assert form.is_valid(), form.errors
     assert (form.run_config.processes, form.run_config.sync) == (2, "every_micro")
-    form = RunForm({**old_post, "processes": "4", "effective_batch_size": "64"})
+    form = run_form({**old_post, "processes": "4", "effective_batch_size": "64"})
     assert not form.is_valid()
     assert form.errors["processes"] == ["Processes (G) can be at most 2 on the worker machine; you chose 4."]
 
