@@ -58,6 +58,20 @@ def stem_pattern(stem: str) -> re.Pattern:
     return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(stem)}(?!{NUKTA})")
 
 
+# The learner is addressed in one form, the -ें imperative of the headings and the UI ("ध्यान
+# रखें", "जमा करें", "न करें"); the -इए form (कीजिए, देखिए) is flagged. These words end in -िए and
+# are no imperatives.
+NOT_IMPERATIVES = {"लिए", "इसलिए", "इसीलिए", "चाहिए", "किए", "दिए", "ज़रिए", "पिए", "जिए", "सिए"}
+IE_IMPERATIVE_RE = re.compile(
+    rf"(?<![{DEVANAGARI_LETTER}])[{DEVANAGARI_LETTER}]+(?:िए|इए|िये|इये)(?:गा)?(?![{DEVANAGARI_LETTER}])"
+)
+
+
+def ie_imperatives(text: str) -> list[str]:
+    words = (match.group() for match in IE_IMPERATIVE_RE.finditer(text))
+    return [f"{word!r} (the -ें form)" for word in words if word not in NOT_IMPERATIVES]
+
+
 HINDI_GENDER = {
     noun: gender for gender, nouns in GLOSSARY["hindi_gender"].items() if gender != "none" for noun in nouns
 }
@@ -182,6 +196,7 @@ def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
         found += disagreements(text, spoken)
+        found += ie_imperatives(text)
     return found
 
 
@@ -323,6 +338,9 @@ def test_every_hindi_noun_term_has_one_gender():
         ("le forward puis le backward", "fr", False),
         ("Aucune machine de calcul n'est connectée.", "fr", True),
         ("मॉडल को train करना", "hi", True),
+        ("Loss को N से divide कीजिए।", "hi", True),  # the -इए form
+        ("Lab चलाइए और देखिए", "hi", True),
+        ("Loss को N से divide करें, इसलिए नहीं कि यह चाहिए, उसके लिए जो दिए गए हैं।", "hi", False),
         ("Multi-GPU ट्रेनिंग।", "hi", True),  # the danda ends a word
         ("यह ट्रेनिंग॥", "hi", True),
         ("यह गलत।", "hi", True),
@@ -343,6 +361,19 @@ def test_every_hindi_noun_term_has_one_gender():
         ("हर रन का", "hi", True),  # run is written in Latin script
         ("पूरे window में", "hi", True),  # window is feminine
         ("पूरी window में", "hi", False),
+        ("का loss curve", "hi", True),  # the adjective of a two-word term agrees with its last word
+        ("उसका optimizer state", "hi", True),
+        ("उसकी optimizer state", "hi", False),
+        ("Adam का update learning rate पर", "hi", False),  # का belongs to update
+        ("curve ठीक दिखता है", "hi", True),  # a verb after its subject
+        ("curve ऊपर चढ़ती है", "hi", False),
+        ("कोई error नहीं आता।", "hi", True),
+        ("24.1% error मिली,", "hi", False),
+        ("clipping बढ़ जाता है", "hi", True),
+        ("learning rate बढ़ा दी", "hi", False),  # transitive: agrees with its object
+        ("learning rate खिसका देती हैं", "hi", False),
+        ("weights और optimizer state आते हैं", "hi", False),  # two nouns agree together
+        ("जब optimizer.step() call होता है", "hi", False),  # call होना agrees with its subject
         ("पूरा learning rate warmup", "hi", False),
         ("नया learning rate", "hi", True),
         ("अगला गाइड", "hi", True),  # गाइड is feminine
@@ -354,3 +385,11 @@ def test_every_hindi_noun_term_has_one_gender():
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
     assert bool(violations(text, lang)) is flagged
+
+
+def test_the_check_reads_a_spoken_summarys_devanagari_terms():
+    assert violations("कोई एरर नहीं आता।", "hi", spoken=True)  # error is feminine
+    assert not violations("कोई एरर नहीं आती।", "hi", spoken=True)
+    assert not violations("गाइड एक छोटी टेस्ट फ़ाइल देती है", "hi", spoken=True)  # the file is small
+    assert not violations("मॉडल को ग्रेडिएंट मिलता है", "hi", spoken=True)  # Devanagari terms are the rule here
+    assert violations("मान लीजिए", "hi", spoken=True)
