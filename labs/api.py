@@ -22,11 +22,12 @@ from config.waits import please_wait
 
 from . import schemas, selectors, services
 from .export import preset_payload, run_payload
-from .forms import limits_text
+from .forms import limits_text, translated_problems
 from .models import LabRun
 from .presets import PRESETS
 from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
+from .training.config import validate_config
 from .workers import site_limits
 
 router = Router(tags=["labs"])
@@ -48,8 +49,11 @@ def run_create(request: HttpRequest, run_settings: schemas.LabRunSettings):
     if submission_throttled(request, request.auth):
         wait = retry_after(request)
         raise ApiError(429, please_wait(wait), retry_after=wait)
+    config, problems = validate_config(run_settings.to_dict(), site_limits())  # what the workers take now
+    if config is None:
+        raise ApiError(400, _("Some settings are not valid."), fields=translated_problems(problems))
     try:
-        run = services.lab_run_submit(user=request.auth, config=run_settings.run_config())
+        run = services.lab_run_submit(user=request.auth, config=config)
     except services.LabQuotaError as exc:
         raise ApiError(429, str(exc), retry_after=exc.retry_after) from exc
     url = request.build_absolute_uri(reverse("api:labs_run", args=[run.pk]))

@@ -104,13 +104,14 @@ def _reference_done(run: LabRun) -> None:
 
 def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
     """The fields the run ends with: its result, or the error that stopped it."""
-    from labs.training.config import validate_config
+    from labs.training.config import ANY_GPU, run_needs, validate_config
     from labs.training.loop import device_class, run_experiment  # torch: imported in the worker child only
 
-    config, _errors = validate_config(run.config, device_class=device_class())
-    if config is None:  # a GPU size or precision on a CPU worker (the last guard: labs.workers passes those on)
-        error = ERROR_NEEDS_GPU if validate_config(run.config, device_class="cuda")[0] else ERROR_INVALID
-        return {"status": LabRun.Status.FAILED, "error": error}
+    config, _errors = validate_config(run.config, ANY_GPU)
+    if config is None:
+        return {"status": LabRun.Status.FAILED, "error": ERROR_INVALID}
+    if device_class() == "cpu" and run_needs(run.config).device_class == "cuda":  # the last guard (labs.workers)
+        return {"status": LabRun.Status.FAILED, "error": ERROR_NEEDS_GPU}
     _limit_cpu_threads()
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
     result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.stop.is_set, text_dir=guides)

@@ -51,19 +51,18 @@ class Variable(NamedTuple):
     """A setting a preset may vary."""
 
     key: str  # in the run's config
-    default: object
     short: str  # before the value in a choice's slug: "N4"
     name: str | Promise
 
 
 VARIABLES = (  # in the order a choice's slug names them
-    Variable("processes", 1, "G", _("processes G")),
-    Variable("sync", "no_sync", "", _("synchronization")),
-    Variable("norm", "none", "", _("normalization layer")),
-    Variable("precision", "fp32", "", _("precision")),
-    Variable("loss_scaling", "mean", "", _("loss normalization")),
-    Variable("effective_batch_size", 64, "B", _("effective batch B")),
-    Variable("accumulation_steps", 1, "N", _("micro-batches N")),
+    Variable("processes", "G", _("processes G")),
+    Variable("sync", "", _("synchronization")),
+    Variable("norm", "", _("normalization layer")),
+    Variable("precision", "", _("precision")),
+    Variable("loss_scaling", "", _("loss normalization")),
+    Variable("effective_batch_size", "B", _("effective batch B")),
+    Variable("accumulation_steps", "N", _("micro-batches N")),
 )
 
 
@@ -102,13 +101,13 @@ def is_explorable(preset: str, name: str) -> bool:
 def varied(preset: Preset) -> list[Variable]:
     """The settings that differ between the preset's runs."""
     configs = [run.config for run in preset.runs]
-    return [v for v in VARIABLES if len({str(c.get(v.key, v.default)) for c in configs}) > 1]
+    return [v for v in VARIABLES if len({str(c[v.key]) for c in configs}) > 1]
 
 
 def choices(preset: Preset) -> list[Choice]:
     found = []
     for index, run in enumerate(preset.runs):
-        parts = [f"{v.short}{run.config.get(v.key, v.default)}".replace("_", "") for v in varied(preset)]
+        parts = [f"{v.short}{run.config[v.key]}".replace("_", "") for v in varied(preset)]
         found.append(Choice("-".join(parts) or str(index), index, str(run.label)))
     return found
 

@@ -1,25 +1,17 @@
 """What runs and presets look like outside the site: the API's JSON and the comparison exports."""
 
 import csv
-import dataclasses
 import io
 from typing import Any
 
-from labs.training.config import FIELDS, RunConfig
+from labs.training.config import FIELDS
 from labs.training.results import DIVERGED, STORED_METRICS
 
 from .models import LabRun
 from .presets import Preset
 
 RUN_METRICS = (*STORED_METRICS, DIVERGED)  # every metric a run stores, served as stored
-# What a setting a stored config leaves out means: the trainer's default (RunConfig.to_dict drops them).
-CONFIG_DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
 CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds", "skipped", "loss_scale")
-
-
-def full_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """Every setting of a run, the ones left at their default included, in RunConfig's order."""
-    return {name: config.get(name, CONFIG_DEFAULTS.get(name)) for name in FIELDS}
 
 
 def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
@@ -29,7 +21,7 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
         "status": run.status,
         "label": run.label,
         "preset": run.preset or None,
-        "config": full_settings(run.config),
+        "config": run.config,
         "code_version": run.code_version,
         "progress": {"done_steps": run.done_steps, "total_steps": run.total_steps, "percent": run.progress_percent},
         "device": run.device or None,
@@ -46,7 +38,7 @@ def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
 
 
 def preset_payload(preset: Preset) -> dict[str, Any]:
-    runs = [{"label": label, "config": full_settings(config)} for label, config in preset.configs()]
+    runs = [{"label": label, "config": config} for label, config in preset.configs()]
     texts = {"title": str(preset.title), "summary": str(preset.summary), "look_for": str(preset.look_for)}
     return {"slug": preset.slug, **texts, "data_parallel": preset.data_parallel, "runs": runs}
 
@@ -59,7 +51,7 @@ def curves_csv(runs: list[LabRun]) -> str:
     writer.writerow(("run_id", "label", *FIELDS, *RUN_METRICS, *CURVE_COLUMNS))
     for run in runs:
         metrics = [run.metrics.get(name) for name in RUN_METRICS]
-        about = [run.pk, run.label, *full_settings(run.config).values(), *metrics]
+        about = [run.pk, run.label, *(run.config[name] for name in FIELDS), *metrics]
         for point in run.curve_points():
             cells = [*about, *(point.get(column) for column in CURVE_COLUMNS)]
             writer.writerow("" if value is None else value for value in cells)

@@ -1,11 +1,13 @@
+from typing import Literal, get_args, get_origin
+
 from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from pydantic.fields import FieldInfo
 
 from labs.training import config as lab_config
-from labs.training.config import show
+from labs.training.config import Limits, RunConfig, show
 from labs.training.problems import Problem
-from labs.workers import SIZE_TOO_BIG, Limits, site_limits, validate_for
 
 # What a browser sends with the form besides the settings.
 NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})
@@ -39,7 +41,7 @@ FORM_WORDING = {
         "Processes (G) can be at most %(allowed)s on the worker machine; you chose %(got)s."
     ),
     lab_config.GPU_NEEDED: _("This choice needs a GPU worker, and none is connected now."),
-    SIZE_TOO_BIG: _(
+    lab_config.SIZE_TOO_BIG: _(
         "The %(size)s model needs more GPU memory than any connected worker has; the largest they take is %(largest)s."
     ),
 }
@@ -88,88 +90,48 @@ def run_limits_text(limits: Limits) -> str:
     ) % {"steps": f"{run.steps:,}", "batch": f"{run.effective_batch_size:,}", "samples": f"{run.sample_budget:,}"}
 
 
-def _number(field_class: type[forms.Field], label: str, bounds: tuple, **options) -> forms.Field:
-    return field_class(label=label, min_value=bounds[0], max_value=bounds[1], **options)
+# Choices the API takes that the form does not offer: the data-parallel lab's mistake is the presets' to show.
+NOT_OFFERED = {"loss_scaling": {lab_config.PER_RANK_SCALING}}
 
 
-def _choice(label: str, values: tuple, default: str | int | None = None, **options) -> forms.TypedChoiceField:
-    """A setting with a default may be left out (forms and API clients from before it existed send none)."""
-    if default is not None:
-        options |= {"required": False, "initial": default, "empty_value": default}
-    return forms.TypedChoiceField(label=label, choices=[(str(value), str(value)) for value in values], **options)
+def form_field(name: str, field: FieldInfo) -> forms.Field:
+    """A setting's form field, from its declaration (labs.training.config.RunConfig): its label and
+    help in the reader's language, its choices or range; a setting with a default may be left out
+    (forms and API clients from before it existed send none)."""
+    options = {"label": _(field.title), "help_text": _(field.description) if field.description else ""}
+    if not field.is_required():
+        options |= {"required": False, "initial": field.default}
+    if get_origin(field.annotation) is Literal:
+        values = [value for value in get_args(field.annotation) if value not in NOT_OFFERED.get(name, ())]
+        if field.default is not None and not field.is_required():
+            options["empty_value"] = field.default
+        choices = [(str(value), str(value)) for value in values]
+        return forms.TypedChoiceField(choices=choices, coerce=type(values[0]), **options)
+    low, high = lab_config.declared_range(name)
+    if field.annotation is int:
+        return forms.IntegerField(min_value=low, max_value=high, **options)
+    return forms.FloatField(min_value=low if field.is_required() else None, max_value=high, **options)
 
 
 class RunForm(forms.Form):
-    """The learner's own experiment. Field names, choices and limits are the API's, from
-    `labs.training.config`, whose validate_config also checks the rules across fields."""
+    """The learner's own experiment: every setting of labs.training.config.RunConfig, whose
+    validate_config also checks the rules across settings against the `limits` the view passes in
+    (labs.workers.site_limits: the connected workers)."""
 
-    task = _choice(_("Task"), lab_config.TASKS)
-    norm = _choice(_("Normalization layer"), lab_config.NORMS)
-    effective_batch_size = _number(forms.IntegerField, _("Effective batch size"), lab_config.EFFECTIVE_BATCH_RANGE)
-    accumulation_steps = _number(
-        forms.IntegerField,
-        _("Accumulation steps (N)"),
-        lab_config.ACCUMULATION_RANGE,
-        help_text=_("The micro-batch is the effective batch ÷ N."),
-    )
-    loss_scaling = _choice(
-        _("Loss scaling"),
-        lab_config.LOSS_SCALINGS,
-        help_text=_("mean: correct; sum: forgets to divide by N; mean_of_micro_means: averages per-micro-batch means."),
-    )
-    optimizer = _choice(_("Optimizer"), lab_config.OPTIMIZERS)
-    learning_rate = _number(forms.FloatField, _("Learning rate"), lab_config.LEARNING_RATE_RANGE)
-    steps = _number(forms.IntegerField, _("Optimizer steps"), lab_config.STEPS_RANGE)
-    seed = _number(forms.IntegerField, _("Seed"), lab_config.SEED_RANGE)
-    grad_clip = _number(
-        forms.FloatField,
-        _("Gradient clipping (max norm)"),
-        (0.0001, lab_config.GRAD_CLIP_MAX),
-        required=False,
-        help_text=_("Leave empty for no clipping."),
-    )
-
-    processes = _choice(
-        _("Processes (G)"),
-        lab_config.PROCESS_COUNTS,
-        1,
-        coerce=int,
-        help_text=_("Data parallelism: each process takes an equal share of the effective batch (b × N × G)."),
-    )
-    sync = _choice(
-        _("Gradient all-reduce"),
-        lab_config.SYNCS,
-        "no_sync",
-        help_text=_("no_sync: once per step (after the last micro-batch); every_micro: after every micro-batch."),
-    )
-
-    size = _choice(
-        _("Model size (guides-lm)"),
-        lab_config.SIZE_NAMES,
-        "tiny",
-        help_text=_("tiny runs on a CPU; small and medium need a GPU worker."),
-    )
-    precision = _choice(
-        _("Precision"),
-        lab_config.PRECISIONS,
-        "fp32",
-        help_text=_("fp32: exact (TF32 off); tf32: GPU only; bf16 and fp16: autocast, fp16 with a loss scaler."),
-    )
-
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, data=None, *, limits: Limits, **kwargs) -> None:
         kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
-        super().__init__(*args, **kwargs)
-        self.run_config: lab_config.RunConfig | None = None
-        self.limits = site_limits()
-        self.fields["size"].help_text = f"{self.fields['size'].help_text} {sizes_text(self.limits)}"
-        self.fields["steps"].help_text = run_limits_text(self.limits)
+        super().__init__(data, **kwargs)
+        self.run_config: RunConfig | None = None
+        self.limits = limits
+        self.fields["size"].help_text = f"{self.fields['size'].help_text} {sizes_text(limits)}"
+        self.fields["steps"].help_text = run_limits_text(limits)
 
     def clean(self) -> dict:
         data = super().clean()
         self._check_names()
         # The trainer's rules over the settings that are valid, so that every problem shows at once: a
         # setting the form refused is missing from `data`, and its own error already says why.
-        self.run_config, problems = validate_for(data, self.limits)
+        self.run_config, problems = lab_config.validate_config(data, self.limits)
         for field, field_problems in problems.items():
             if field != lab_config.NON_FIELD and field in self.errors:
                 continue
@@ -194,3 +156,6 @@ class RunForm(forms.Form):
             else:
                 continue
             self.add_error(None, translate_problem(problem))
+
+
+RunForm.base_fields = {name: form_field(name, field) for name, field in RunConfig.model_fields.items()}

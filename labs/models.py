@@ -112,7 +112,7 @@ class LabRun(models.Model):
     @property
     def cost(self) -> int:
         """What a run spends of the daily budget: optimizer steps × effective batch."""
-        return int(self.config.get("steps", 0)) * int(self.config.get("effective_batch_size", 0))
+        return self.config["steps"] * self.config["effective_batch_size"]
 
     @property
     def micro_batch_size(self) -> int:
@@ -120,8 +120,7 @@ class LabRun(models.Model):
         which accumulates N micro-batches of its share, so B / (N * G) (RunConfig.micro_batch_size
         in labs/training/config.py, for a stored run's settings)."""
         config = self.config
-        parts = max(1, int(config.get("accumulation_steps", 1))) * max(1, int(config.get("processes", 1)))
-        return int(config.get("effective_batch_size", 0)) // parts
+        return config["effective_batch_size"] // (config["accumulation_steps"] * config["processes"])
 
     @property
     def error_message(self) -> str:

@@ -13,11 +13,16 @@ from django.conf import settings
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from labs.training.config import RunConfig
+
 
 @dataclass(frozen=True)
 class PresetRun:
     label: str | Promise  # legend text on the comparison chart
-    config: dict[str, Any]
+    config: dict[str, Any]  # every setting: those it leaves out at their default
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "config", RunConfig(**self.config).to_dict())
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ class Preset:
     @property
     def data_parallel(self) -> bool:
         """Some run uses several processes: the preset page then shows G, sync and the all-reduces."""
-        return any(run.config.get("processes", 1) > 1 for run in self.runs)
+        return any(run.config["processes"] > 1 for run in self.runs)
 
 
 def _base(**changes: Any) -> dict[str, Any]:

@@ -1,21 +1,20 @@
 """The labs API's bodies as pydantic schemas (django-ninja turns them into /api/openapi.json).
 
-The run settings' choices and limits are labs.training.config's, and its validate_config checks
-every input (the same rules, messages and leniency as the HTML form and the trainer): the field
-types below describe them, they add no rule of their own.
+A run's settings are labs.training.config.RunConfig's: its names, types, ranges, defaults and rules,
+and validate_config's messages and leniency, the same as the HTML form's and the trainer's.
 """
 
 from typing import Annotated, Any, Literal
 
 from django.utils.translation import gettext as _
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
 
 from config.api_errors import invalid_fields
 from labs.training import config as lab_config
+from labs.training.config import RunConfig
 from labs.training.results import DIVERGED
 from labs.training.sizes import SIZES
-from labs.workers import site_limits, validate_for
 
 from .export import RUN_METRICS
 from .forms import translated_problems
@@ -25,76 +24,37 @@ from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
 DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
-def _between(bounds: tuple, description: str = "") -> Any:
-    return Field(ge=bounds[0], le=bounds[1], description=description or None)
+def _what_the_workers_allow(schema: dict[str, Any]) -> None:
+    """The notes an API client needs beside each setting's own description: what depends on the workers."""
+    fields = schema["properties"]
+    limits = "; ".join(
+        f"{limit.steps} steps, a batch of {limit.effective_batch_size} and steps × effective_batch_size "
+        f"≤ {limit.sample_budget} on {device_class}"
+        for device_class, limit in lab_config.DEVICE_LIMITS.items()
+    )
+    fields["steps"]["description"] = f"A run may have at most {limits} (cuda while a worker with a GPU is connected)."
+    fields["size"]["description"] += " " + " ".join(spec.describe() for spec in SIZES.values())
+    fields["loss_scaling"]["description"] += (
+        f" {lab_config.PER_RANK_SCALING}: with 2 or more processes only, each divides by its own token count."
+    )
+    fields["processes"]["description"] += " Capped by the workers (LAB_MAX_PROCESSES)."
+    for name in ("steps", "size", "processes"):
+        fields[name]["description"] += " GET /api/labs/queue says what is accepted now."
 
 
-class LabRunSettings(BaseModel):
+class LabRunSettings(RunConfig):
     """A lab run's settings. Text for numbers ("64") and choices in any case are accepted too."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    task: Literal[lab_config.TASKS]
-    norm: Literal[lab_config.NORMS]
-    effective_batch_size: int = _between(lab_config.EFFECTIVE_BATCH_RANGE)
-    accumulation_steps: int = _between(
-        lab_config.ACCUMULATION_RANGE, "N; must divide effective_batch_size (micro-batch = effective ÷ N)."
-    )
-    loss_scaling: Literal[(*lab_config.LOSS_SCALINGS, lab_config.PER_RANK_SCALING)] = Field(
-        description=f"{lab_config.PER_RANK_SCALING}: with 2 or more processes only, each divides by its own "
-        "token count (the mistake the data-parallel lab shows)."
-    )
-    optimizer: Literal[lab_config.OPTIMIZERS]
-    learning_rate: float = _between(lab_config.LEARNING_RATE_RANGE)
-    steps: int = _between(
-        lab_config.STEPS_RANGE,
-        "Optimizer steps. A run may have at most "
-        + "; ".join(
-            f"{limit.steps} steps, a batch of {limit.effective_batch_size} and steps × effective_batch_size "
-            f"≤ {limit.sample_budget} on {device_class}"
-            for device_class, limit in lab_config.DEVICE_LIMITS.items()
-        )
-        + " (cuda while a worker with a GPU is connected: GET /api/labs/queue).",
-    )
-    seed: int = _between(lab_config.SEED_RANGE)
-    processes: Literal[lab_config.PROCESS_COUNTS] = Field(
-        1,
-        description="G: DistributedDataParallel processes; G × N must divide effective_batch_size. "
-        "Capped by the worker (LAB_MAX_PROCESSES).",
-    )
-    sync: Literal[lab_config.SYNCS] = Field(
-        "no_sync", description="no_sync: one all-reduce per optimizer step; every_micro: one per micro-batch."
-    )
-    size: Literal[lab_config.SIZE_NAMES] = Field(
-        "tiny",
-        description="guides-lm only. "
-        + " ".join(spec.describe() for spec in SIZES.values())
-        + " Sizes that need a GPU are refused unless a connected worker has one that holds them "
-        "(GET /api/labs/queue lists the sizes accepted now).",
-    )
-    precision: Literal[lab_config.PRECISIONS] = Field(
-        "fp32",
-        description="fp32: exact float32 (TF32 off); tf32: TF32 matmuls (GPU only); bf16: autocast; "
-        "fp16: autocast with a GradScaler (scale per micro-batch, unscale once per window; skipped steps on the "
-        "curve). One process only.",
-    )
-    grad_clip: float | None = Field(
-        None,
-        gt=0,
-        le=lab_config.GRAD_CLIP_MAX,
-        description="Max gradient norm, applied after accumulation; null: no clipping.",
-    )
+    model_config = ConfigDict(json_schema_extra=_what_the_workers_allow)
 
     @model_validator(mode="before")
     @classmethod
     def _follows_the_lab_rules(cls, data: Any) -> Any:
-        config, problems = validate_for(data, site_limits())
+        """Every rule but what the connected workers take now: the view checks that (labs.api.run_create)."""
+        config, problems = lab_config.validate_config(data, lab_config.ANY_GPU)
         if config is None:
             raise invalid_fields(_("Some settings are not valid."), translated_problems(problems))
         return config.to_dict()
-
-    def run_config(self) -> lab_config.RunConfig:
-        return lab_config.RunConfig(**self.model_dump())
 
 
 class LabRunCreated(Schema):
@@ -116,10 +76,9 @@ LabRunMetrics = create_model(
     __base__=Schema,
     **{name: (METRIC_TYPES.get(name, int | float) | None, None) for name in RUN_METRICS},
 )
-# A stored run's settings, each one (those left at their default too); typed as submitted, without
-# validate_for's rules: a run stored under other site limits still reads back.
+# A stored run's settings, typed as submitted, without the rules: a run stored under other limits still reads back.
 LabRunConfig = create_model(
-    "LabRunConfig", __base__=Schema, **{name: (f.annotation, f) for name, f in LabRunSettings.model_fields.items()}
+    "LabRunConfig", __base__=Schema, **{name: (f.annotation, f) for name, f in RunConfig.model_fields.items()}
 )
 
 

@@ -26,11 +26,12 @@ from .presets import PRESETS, Preset
 from .reference import reference_sweep_latest
 from .selectors import queue_state, run_queue
 from .throttle import submission_throttled
+from .workers import site_limits
 
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "labs/index.html", _index_context(request, RunForm()))
+    return render(request, "labs/index.html", _index_context(request, RunForm(limits=site_limits())))
 
 
 def _index_context(request: HttpRequest, form: RunForm) -> dict:
@@ -92,7 +93,7 @@ def preset_run(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def run_submit(request: HttpRequest) -> HttpResponse:
-    form = RunForm(request.POST)
+    form = RunForm(request.POST, limits=site_limits())  # what the connected workers take now
     if not form.is_valid():
         return render(request, "labs/index.html", _index_context(request, form), status=400)
     if submission_throttled(request, request.user):

@@ -34,8 +34,7 @@ from django.utils.translation import gettext_noop
 
 from config.celery import app as celery_app
 from labs.training import config as lab_config
-from labs.training.problems import Problem
-from labs.training.sizes import GPU_ONLY_PRECISIONS, SIZES
+from labs.training.sizes import SIZES
 
 from .models import LabRun, lab_runs_end_cancelled_queued
 
@@ -49,9 +48,6 @@ EXECUTE_RUN = "labs.tasks.execute_run"  # sent by name: labs.tasks imports this 
 LOW_PRIORITY = 9
 KEY_PREFIX = "labs:worker:"
 
-SIZE_TOO_BIG = gettext_noop(
-    "size %(size)s needs more GPU memory than any connected worker has; the largest size they take is %(largest)s."
-)
 ERROR_NO_GPU_WORKER = gettext_noop(
     "This run needs a GPU worker, and none is connected now. "
     "Submit it again when one is, or choose settings a CPU can run."
@@ -64,26 +60,12 @@ ERROR_NO_WORKER_HOLDS_SIZE = gettext_noop(
 # ---------------------------------------------------------------- what a run needs, where it goes
 
 
-def _gpu_size(config: Mapping[str, Any]) -> str | None:
-    size = config.get("size", "tiny")
-    return size if size in SIZES and SIZES[size].needs_gpu else None
-
-
-def needs_cuda(config: Mapping[str, Any]) -> bool:
-    """A run's stored settings (RunConfig.to_dict: defaults left out) need a CUDA worker: a GPU
-    size or precision, or more steps, batch or samples than a CPU run may have."""
-    if _gpu_size(config) or config.get("precision") in GPU_ONLY_PRECISIONS:
-        return True
-    cpu = lab_config.DEVICE_LIMITS["cpu"]
-    steps, batch = config.get("steps", 0), config.get("effective_batch_size", 0)
-    return steps > cpu.steps or batch > cpu.effective_batch_size or steps * batch > cpu.sample_budget
-
-
 def queue_for(config: Mapping[str, Any]) -> str:
     """A GPU size's runs go to its own queue: only workers whose memory holds the size consume it."""
-    if size := _gpu_size(config):
-        return f"{CUDA_QUEUE}.{size}"
-    return CUDA_QUEUE if needs_cuda(config) else LAB_QUEUE
+    needs = lab_config.run_needs(config)
+    if needs.gpu_size:
+        return f"{CUDA_QUEUE}.{needs.gpu_size}"
+    return CUDA_QUEUE if needs.device_class == "cuda" else LAB_QUEUE
 
 
 def queues_for(device_class: str, sizes: Iterable[str]) -> list[str]:
@@ -93,9 +75,8 @@ def queues_for(device_class: str, sizes: Iterable[str]) -> list[str]:
 
 
 def can_hold(config: Mapping[str, Any], worker: Mapping[str, Any]) -> bool:
-    if needs_cuda(config) and worker["device_class"] != "cuda":
-        return False
-    return config.get("size", "tiny") in worker["sizes"]
+    needs = lab_config.run_needs(config)
+    return (needs.device_class == "cpu" or worker["device_class"] == "cuda") and config["size"] in worker["sizes"]
 
 
 def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
@@ -103,7 +84,8 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     unreachable: the run stays stored with no `enqueued_at` and the dispatcher sends it once Redis
     is back. `low_priority` (reference runs): workers take it only when no learner's run waits."""
     options = {"priority": LOW_PRIORITY} if low_priority else {}
-    queue = queue_for(LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first() or {})
+    config = LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first()
+    queue = queue_for(config) if config else LAB_QUEUE  # a run deleted meanwhile: its worker finds nothing
     if queue != LAB_QUEUE:  # a GPU run may take longer; on LAB_QUEUE the worker's own limits apply
         options.update(soft_time_limit=settings.LAB_CUDA_SOFT_TIME_LIMIT, time_limit=settings.LAB_CUDA_HARD_TIME_LIMIT)
     try:
@@ -256,7 +238,7 @@ def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
         connected = None
     if connected is not None and not any(can_hold(row["config"], other) for other in connected):
         gpu_connected = any(other["device_class"] == "cuda" for other in connected)
-        too_big = gpu_connected and row["config"].get("size", "tiny") != "tiny"
+        too_big = gpu_connected and lab_config.run_needs(row["config"]).gpu_size is not None
         error = ERROR_NO_WORKER_HOLDS_SIZE if too_big else ERROR_NO_GPU_WORKER
         queued.update(status=LabRun.Status.FAILED, error=error, finished_at=timezone.now())
     elif queued.update(enqueued_at=None):  # from here the dispatcher re-sends it if the broker refuses
@@ -333,19 +315,7 @@ def connected_workers() -> list[Worker]:
     return [dataclasses.replace(worker, running=running.get(worker.name)) for worker in workers]
 
 
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    device_class: str  # "cuda" when a CUDA worker is connected (or LAB_DEVICE_CLASS says so), else "cpu"
-    device_classes: tuple[str, ...]  # of the connected workers, e.g. ("cpu", "cuda"); empty: none
-    sizes: tuple[str, ...]  # guides-lm sizes a connected worker (or the override) takes
-    max_processes: int
-
-    @property
-    def run(self) -> lab_config.DeviceLimits:  # steps, effective batch and samples one run may have
-        return lab_config.DEVICE_LIMITS[self.device_class]
-
-
-def site_limits(workers: list[Worker] | None = None) -> Limits:
+def site_limits(workers: list[Worker] | None = None) -> lab_config.Limits:
     """What the site accepts now. LAB_DEVICE_CLASS "cpu" or "cuda" fixes the device class whatever
     is connected; empty follows the workers. Runs any CPU trains are always accepted, even with no
     worker: they wait in the queue until one comes."""
@@ -359,15 +329,4 @@ def site_limits(workers: list[Worker] | None = None) -> Limits:
         gpu_sizes = [name for worker in workers if worker.device_class == "cuda" for name in worker.sizes]
         sizes = sizes_that_fit("cpu", None) + gpu_sizes
     ordered = tuple(name for name in SIZES if name in sizes)
-    return Limits(device_class, connected, ordered, settings.LAB_MAX_PROCESSES)
-
-
-def validate_for(data: Any, limits: Limits) -> tuple[lab_config.RunConfig | None, dict[str, list[Problem]]]:
-    """validate_config under the limits that apply now, plus the sizes the connected GPUs can hold."""
-    config, errors = lab_config.validate_config(
-        data, max_processes=limits.max_processes, device_class=limits.device_class
-    )
-    if config is not None and SIZES[config.size].needs_gpu and config.size not in limits.sizes:
-        largest = limits.sizes[-1] if limits.sizes else "tiny"
-        return None, {"size": [Problem(SIZE_TOO_BIG, size=config.size, largest=largest)]}
-    return config, errors
+    return lab_config.Limits(device_class, ordered, settings.LAB_MAX_PROCESSES, connected)

@@ -223,6 +223,14 @@ def tiny_config(**changes):
     return config
 
 
+def run_form(data=None):
+    """The lab form as its view builds it: with the limits the connected workers set now."""
+    from labs.forms import RunForm
+    from labs.workers import site_limits
+
+    return RunForm(data, limits=site_limits())
+
+
 def lab_run(user, status="queued", preset: str = "", **fields):
     """A stored run in any state (`config={...}`: changes to TINY_RUN); a finished one has a curve and metrics."""
     from labs.models import LabRun

@@ -1,25 +1,33 @@
-"""Run settings for the gradient-accumulation labs, and their validation.
+"""A lab run's settings, declared once: the pydantic model `RunConfig` gives each setting's name,
+type, range, default, label (`title`) and help (`description`), and the rules across settings.
+The HTML form (labs.forms), the API schema (labs.schemas), the exports and the trainer read it.
 
-This module must not import torch: the web process imports it to validate a
+This module must not import torch (nor Django): the web process imports it to validate a
 learner's form without paying for (or depending on) the training stack.
 
-``validate_config`` takes untrusted JSON-ish input and never raises; errors
-come back as sentences keyed by field name, with problems that involve no single
-field (unknown settings, the compute budget) under ``"__all__"`` (Django's key for
-non-field errors). Each sentence is a `Problem`: English text that keeps its message
-id and parameters, translated where it is shown (labs.forms.translate_problem). These
-are the only rules: the HTML form and the API schema (labs/schemas.py) call them.
+``validate_config`` takes untrusted JSON-ish input and never raises; errors come back as
+sentences keyed by field name, with problems that involve no single field (unknown settings, the
+compute budget) under ``"__all__"`` (Django's key for non-field errors). Each sentence is a
+`Problem`: English text that keeps its message id and parameters, translated where it is shown
+(labs.forms.translate_problem).
+
+Adding a setting is one declaration below (its label and help marked with gettext_noop, and
+translated in locale/): the form, the API, the exports and the stored runs follow. A run stored
+before it existed keeps its fingerprint (see `config_fingerprint`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+import annotated_types
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from .problems import Problem, gettext_noop
 from .sizes import GPU_ONLY_PRECISIONS, PRECISIONS, SIZE_NAMES, SIZES
@@ -29,14 +37,14 @@ TASKS: tuple[str, ...] = ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
 NORMS: tuple[str, ...] = ("none", "batch", "layer", "group", "rms")
 SIZED_TASK = "guides-lm"  # the one task with sizes (labs/training/sizes.py); the others are tiny
 LOSS_SCALINGS: tuple[str, ...] = ("mean", "sum", "mean_of_micro_means")
+# A loss scaling that only differs from "mean" with several processes: each rank divides by its own
+# token count (the classic mistake), so the all-reduced gradient is a mean of rank means.
+PER_RANK_SCALING = "mean_of_rank_means"
 OPTIMIZERS: tuple[str, ...] = ("sgd", "adamw")
 # Data parallelism: G processes, each accumulating N micro-batches of its share of the window.
 PROCESS_COUNTS: tuple[int, ...] = (1, 2, 4)
 SYNCS: tuple[str, ...] = ("no_sync", "every_micro")
-MAX_PROCESSES = 4  # the default cap; a worker passes its own (settings.LAB_MAX_PROCESSES)
-# A loss scaling that only differs from "mean" with several processes: each rank divides by its own
-# token count (the classic mistake), so the all-reduced gradient is a mean of rank means.
-PER_RANK_SCALING = "mean_of_rank_means"
+MAX_PROCESSES = 4  # the default cap; a site passes its own (settings.LAB_MAX_PROCESSES)
 
 # A hash of this package's files (version.py): any change to the model, data, loop or metrics
 # gives a new version, so finished results stored under an older one are not reused.
@@ -59,32 +67,13 @@ DEVICE_LIMITS: dict[str, DeviceLimits] = {
     # once (about 40 GB for medium at 256 sequences, in float32).
     "cuda": DeviceLimits(steps=2_000, effective_batch_size=256, sample_budget=256_000),
 }
-# The widest bounds (a RunConfig may hold any); validate_config applies its device class's own.
-WIDEST = DEVICE_LIMITS["cuda"]
-EFFECTIVE_BATCH_RANGE = (1, WIDEST.effective_batch_size)
+EFFECTIVE_BATCH_RANGE = (1, DEVICE_LIMITS["cuda"].effective_batch_size)  # the widest: any RunConfig
 ACCUMULATION_RANGE = (1, 64)
-STEPS_RANGE = (1, WIDEST.steps)
-LEARNING_RATE_RANGE = (1e-5, 10.0)
+STEPS_RANGE = (1, DEVICE_LIMITS["cuda"].steps)
 SEED_RANGE = (0, 2**31 - 1)
-GRAD_CLIP_MAX = 100.0
 SAMPLE_BUDGET = DEVICE_LIMITS["cpu"].sample_budget  # steps * effective_batch_size on a CPU
 
 NON_FIELD = "__all__"
-
-# A sensible starting point for forms and presets (it validates).
-DEFAULT_CONFIG: dict[str, Any] = {
-    "task": "digits-cnn",
-    "norm": "none",
-    "effective_batch_size": 64,
-    "accumulation_steps": 4,
-    "loss_scaling": "mean",
-    "optimizer": "sgd",
-    "learning_rate": 0.05,
-    "steps": 200,
-    "seed": 0,
-    "grad_clip": None,
-}
-
 
 # Settings the trainer cannot run, refused before they are queued (tests/labs/training/test_config_space.py).
 BATCH_NORM_NEEDS_TWO = gettext_noop(
@@ -105,8 +94,10 @@ BAD_GRAD_CLIP = gettext_noop(
     "grad_clip must be empty (no clipping) or a number above 0 and at most %(high)s; got %(got)s."
 )
 TOO_MANY_PROCESSES = gettext_noop("processes must be at most %(allowed)s on this worker machine; got %(got)s.")
-NOT_CANONICAL = gettext_noop("%(name)s=%(got)s is not in canonical form; use validate_config for raw input.")
 GPU_NEEDED = gettext_noop("%(setting)s needs a GPU worker; none is connected.")
+SIZE_TOO_BIG = gettext_noop(
+    "size %(size)s needs more GPU memory than any connected worker has; the largest size they take is %(largest)s."
+)
 SIZE_NEEDS_SIZED_TASK = gettext_noop("size %(size)s is for the guides-lm task; the other tasks have one size, tiny.")
 PRECISION_NEEDS_ONE_PROCESS = gettext_noop("precision %(precision)s trains in one process; set processes to 1.")
 PER_RANK_NEEDS_PROCESSES = gettext_noop("loss_scaling %(scaling)s needs processes of 2 or more.")
@@ -126,109 +117,299 @@ OVER_BUDGET = gettext_noop(
     "%(effective)s = %(samples)s. Lower steps or effective_batch_size."
 )
 
+_INT_RE = re.compile(r"[+-]?\d{1,30}")
+_MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
 
-@dataclass(frozen=True)
-class RunConfig:
-    """One training run. Construct through ``validate_config`` for untrusted input;
-    direct construction checks the same rules and raises ``ValueError``."""
 
-    task: str
-    norm: str
-    effective_batch_size: int
-    accumulation_steps: int
-    loss_scaling: str
-    optimizer: str
-    learning_rate: float
-    steps: int
-    seed: int
-    grad_clip: float | None = None
-    processes: int = 1
-    sync: str = "no_sync"
-    size: str = "tiny"
-    precision: str = "fp32"
+def _choice(value: Any) -> Any:
+    """Choices in any case, with spaces around; whole numbers as numbers (processes), not True."""
+    if isinstance(value, bool):
+        raise ValueError("not a choice")
+    if isinstance(value, str) and len(value) <= _MAX_TEXT:
+        value = value.strip().lower()
+        return int(value) if value.isascii() and value.isdigit() else value
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
-    def __post_init__(self) -> None:
-        for name in ("learning_rate", "grad_clip"):  # allow RunConfig(learning_rate=1)
-            value = getattr(self, name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                object.__setattr__(self, name, float(value))
-        errors: dict[str, list[Problem]] = {}
-        for name, parse in _parsers(WIDEST).items():  # typed values must be what a parser returns
-            value = getattr(self, name)
-            try:
-                if value is not None or name != "grad_clip":
-                    parsed = parse(value)
-                    if parsed != value or type(parsed) is not type(value):
-                        raise FieldError(Problem(NOT_CANONICAL, name=name, got=show(value)))
-            except FieldError as exc:
-                _add(errors, name, exc.problem)
-        if not errors:
-            _check_cross(dataclasses.asdict(self), WIDEST, errors)
-        if errors:
-            raise ValueError(" ".join(m for msgs in errors.values() for m in msgs))
+
+def _whole_number(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):  # True is not a batch size
+        return value
+    if isinstance(value, float) and value.is_integer():  # JSON clients may send 64.0
+        return int(value)
+    if isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
+        return int(value.strip())
+    raise ValueError("not a whole number")
+
+
+def _finite_number(value: Any) -> float:
+    """A finite number from a number or a short text (float() ignores surrounding spaces)."""
+    long_text = isinstance(value, str) and len(value) > _MAX_TEXT
+    if not isinstance(value, bool) and isinstance(value, int | float | str) and not long_text:
+        try:
+            number = float(value)  # OverflowError for huge ints
+        except (ValueError, OverflowError):
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise ValueError("not a finite number")
+
+
+def _number_or_empty(value: Any) -> float | None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
+        return None
+    return _finite_number(value)
+
+
+def Choice(*options: Any) -> Any:
+    return Annotated[Literal[options], BeforeValidator(_choice)]
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+Number = Annotated[float, BeforeValidator(_finite_number)]
+NumberOrEmpty = Annotated[float | None, BeforeValidator(_number_or_empty)]
+
+
+class RunConfig(BaseModel):
+    """One training run. Untrusted input goes through ``validate_config`` (its errors as the
+    learner reads them); direct construction checks the same rules and raises ``ValueError``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: Choice(*TASKS) = Field(title=gettext_noop("Task"))
+    norm: Choice(*NORMS) = Field(title=gettext_noop("Normalization layer"))
+    effective_batch_size: WholeNumber = Field(
+        title=gettext_noop("Effective batch size"), ge=EFFECTIVE_BATCH_RANGE[0], le=EFFECTIVE_BATCH_RANGE[1]
+    )
+    accumulation_steps: WholeNumber = Field(
+        title=gettext_noop("Accumulation steps (N)"),
+        description=gettext_noop("The micro-batch is the effective batch ÷ N."),
+        ge=ACCUMULATION_RANGE[0],
+        le=ACCUMULATION_RANGE[1],
+    )
+    loss_scaling: Choice(*LOSS_SCALINGS, PER_RANK_SCALING) = Field(
+        title=gettext_noop("Loss scaling"),
+        description=gettext_noop(
+            "mean: correct; sum: forgets to divide by N; mean_of_micro_means: averages per-micro-batch means."
+        ),
+    )
+    optimizer: Choice(*OPTIMIZERS) = Field(title=gettext_noop("Optimizer"))
+    learning_rate: Number = Field(title=gettext_noop("Learning rate"), ge=1e-5, le=10.0)
+    steps: WholeNumber = Field(title=gettext_noop("Optimizer steps"), ge=STEPS_RANGE[0], le=STEPS_RANGE[1])
+    seed: WholeNumber = Field(title=gettext_noop("Seed"), ge=SEED_RANGE[0], le=SEED_RANGE[1])
+    grad_clip: NumberOrEmpty = Field(
+        None,
+        title=gettext_noop("Gradient clipping (max norm)"),
+        description=gettext_noop("Leave empty for no clipping."),
+        gt=0,
+        le=100.0,
+    )
+    processes: Choice(*PROCESS_COUNTS) = Field(
+        1,
+        title=gettext_noop("Processes (G)"),
+        description=gettext_noop(
+            "Data parallelism: each process takes an equal share of the effective batch (b × N × G)."
+        ),
+    )
+    sync: Choice(*SYNCS) = Field(
+        "no_sync",
+        title=gettext_noop("Gradient all-reduce"),
+        description=gettext_noop(
+            "no_sync: once per step (after the last micro-batch); every_micro: after every micro-batch."
+        ),
+    )
+    size: Choice(*SIZE_NAMES) = Field(
+        "tiny",
+        title=gettext_noop("Model size (guides-lm)"),
+        description=gettext_noop("tiny runs on a CPU; small and medium need a GPU worker."),
+    )
+    precision: Choice(*PRECISIONS) = Field(
+        "fp32",
+        title=gettext_noop("Precision"),
+        description=gettext_noop(
+            "fp32: exact (TF32 off); tf32: GPU only; bf16 and fp16: autocast, fp16 with a loss scaler."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _follows_the_rules(self) -> RunConfig:
+        problems = _rules(self.to_dict(), DEVICE_LIMITS["cuda"])
+        if problems:
+            raise ValueError(" ".join(problem for _field, problem in problems))
+        return self
 
     @property
     def micro_batch_size(self) -> int:
         return self.effective_batch_size // (self.accumulation_steps * self.processes)
 
     def to_dict(self) -> dict[str, Any]:
-        """Data-parallel settings at their defaults are left out, so a one-process run keeps
-        the dictionary and fingerprint it had before they existed."""
-        values = dataclasses.asdict(self)
-        return {k: v for k, v in values.items() if k not in _DEFAULTED or v != _DEFAULTED[k]}
+        """Every setting, as a run stores it."""
+        return self.model_dump()
 
     def replace(self, **changes: Any) -> RunConfig:
-        return dataclasses.replace(self, **changes)
+        return RunConfig(**(self.to_dict() | changes))
 
 
-FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunConfig))
-_DEFAULTED: dict[str, Any] = {"processes": 1, "sync": "no_sync", "size": "tiny", "precision": "fp32"}
-_OPTIONAL: dict[str, Any] = {"grad_clip": None, **_DEFAULTED}
+FIELDS: tuple[str, ...] = tuple(RunConfig.model_fields)
+# The settings of the first runs stored. The ones added since are left out of a fingerprint at
+# their default, so a run stored before a setting existed keeps its fingerprint (and its reuse).
+FIRST_FIELDS = FIELDS[: FIELDS.index("grad_clip") + 1]
+_PARSERS = {name: TypeAdapter(Annotated[f.annotation, *f.metadata]) for name, f in RunConfig.model_fields.items()}
 
 
 def config_fingerprint(config: RunConfig, text_dir: Any = None) -> str:
     """Stable key for reusing a finished result: settings plus CODE_VERSION, and for guides-lm the
     version of the guides it reads from ``text_dir`` (default: the repository's content/guides)."""
-    key: dict[str, Any] = {"config": config.to_dict(), "code": CODE_VERSION}
+    defaults = {name: field.default for name, field in RunConfig.model_fields.items()}
+    sparse = {k: v for k, v in config.to_dict().items() if k in FIRST_FIELDS or v != defaults[k]}
+    key: dict[str, Any] = {"config": sparse, "code": CODE_VERSION}
     if config.task == SIZED_TASK:  # its data is the guides: edited text must train again
         key["text"] = guide_text_version(text_dir)
     payload = json.dumps(key, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def validate_config(
-    data: Any, max_processes: int = MAX_PROCESSES, device_class: str = "cpu"
-) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
-    """Parse untrusted settings. Returns (config, {}) or (None, errors).
-    ``max_processes`` is the most processes the worker machine allows; ``device_class`` ("cpu" or
-    "cuda") what it is: sizes and precisions that need a GPU are refused on "cpu"."""
+# ---------------------------------------------------------------- what a run needs, and who can take it
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a run needs of a worker: "cuda" or "cpu", and the GPU size (None: any worker's memory)."""
+
+    device_class: str
+    gpu_size: str | None = None
+    setting: str | None = None  # the setting that asks for the GPU: "size" or "precision"; None: the limits
+
+
+def run_needs(config: Mapping[str, Any]) -> Needs:
+    """The one answer to "needs a GPU, which size": a GPU size or precision, or more steps, batch
+    or samples than a CPU run may have. The queue (labs.workers), the form and API checks
+    (`refusals`) and the worker's last guard derive from it."""
+    size, precision = config["size"], config["precision"]
+    if SIZES[size].needs_gpu:
+        return Needs("cuda", size, "size")
+    if precision in GPU_ONLY_PRECISIONS:
+        return Needs("cuda", None, "precision")
+    cpu, steps, batch = DEVICE_LIMITS["cpu"], config["steps"], config["effective_batch_size"]
+    over = steps > cpu.steps or batch > cpu.effective_batch_size or steps * batch > cpu.sample_budget
+    return Needs("cuda" if over else "cpu")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What runs can be taken now: the device class ("cuda" while a CUDA worker is connected), the
+    guides-lm sizes a connected worker holds and the most processes. The site builds them from the
+    workers' heartbeats (labs.workers.site_limits) and passes them in; nothing here reads them."""
+
+    device_class: str = "cpu"
+    sizes: tuple[str, ...] = tuple(name for name in SIZE_NAMES if not SIZES[name].needs_gpu)
+    max_processes: int = MAX_PROCESSES
+    device_classes: tuple[str, ...] = ()  # of the connected workers, e.g. ("cpu", "cuda"); empty: none
+
+    @property
+    def run(self) -> DeviceLimits:  # steps, effective batch and samples one run may have
+        return DEVICE_LIMITS[self.device_class]
+
+
+ANY_GPU = Limits("cuda", SIZE_NAMES)  # what a GPU worker with enough memory takes
+
+
+def refusals(config: RunConfig, limits: Limits) -> dict[str, list[Problem]]:
+    """Why the workers that `limits` describes cannot take a valid run (nothing: they can)."""
+    needs = run_needs(config.to_dict())
+    if config.processes > limits.max_processes:
+        return {"processes": [Problem(TOO_MANY_PROCESSES, allowed=limits.max_processes, got=config.processes)]}
+    if needs.setting and limits.device_class != "cuda":
+        setting = f"{needs.setting} {getattr(config, needs.setting)}"
+        return {needs.setting: [Problem(GPU_NEEDED, setting=setting)]}
+    if needs.gpu_size and needs.gpu_size not in limits.sizes:
+        largest = limits.sizes[-1] if limits.sizes else SIZE_NAMES[0]
+        return {"size": [Problem(SIZE_TOO_BIG, size=needs.gpu_size, largest=largest)]}
+    return {}
+
+
+# ---------------------------------------------------------------- untrusted settings
+
+
+CPU_ONLY = Limits()
+
+
+def validate_config(data: Any, limits: Limits = CPU_ONLY) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
+    """Parse untrusted settings for the workers `limits` describes (default: CPU workers only).
+    Returns (config, {}) or (None, errors), every problem at once."""
     try:
-        config, errors = _validate(data, DEVICE_LIMITS.get(device_class, DEVICE_LIMITS["cpu"]))
-        if config is not None and config.processes > max_processes:
-            return None, {"processes": [Problem(TOO_MANY_PROCESSES, allowed=max_processes, got=config.processes)]}
-        gpu = gpu_needed(config) if config is not None and device_class != "cuda" else None
-        if gpu is not None:
-            return None, {gpu[0]: [gpu[1]]}
-        return config, errors
+        if not isinstance(data, dict):
+            return None, {NON_FIELD: [Problem(NOT_AN_OBJECT)]}
+        values, errors = _parse_fields(data, limits)
+        # Rules across fields too whenever their fields parsed, so a learner sees everything at once.
+        if all(name in values for name in ("steps", "effective_batch_size", "accumulation_steps")):
+            for field, problem in _rules(values, limits.run):
+                errors.setdefault(field, []).append(problem)
+        if errors:
+            return None, errors
+        config = RunConfig(**values)
+        refused = refusals(config, limits)
+        return (None, refused) if refused else (config, {})
     except Exception:
         return None, {NON_FIELD: [Problem(UNREADABLE)]}
 
 
-def gpu_needed(config: RunConfig) -> tuple[str, Problem] | None:
-    """The setting ("size" or "precision") that needs a CUDA worker, and the sentence saying so."""
-    if SIZES[config.size].needs_gpu:
-        field = "size"
-    elif config.precision in GPU_ONLY_PRECISIONS:
-        field = "precision"
-    else:
-        return None
-    return field, Problem(GPU_NEEDED, setting=f"{field} {getattr(config, field)}")
+def _parse_fields(data: dict, limits: Limits) -> tuple[dict[str, Any], dict[str, list[Problem]]]:
+    errors: dict[str, list[Problem]] = {}
+    for key in data:
+        if not isinstance(key, str):
+            errors.setdefault(NON_FIELD, []).append(Problem(NAME_NOT_TEXT, got=show(key)))
+        elif key not in FIELDS:
+            problem = Problem(UNKNOWN_SETTING, got=show(key), known=", ".join(FIELDS))
+            errors.setdefault(NON_FIELD, []).append(problem)
+    values: dict[str, Any] = {}
+    for name, field in RunConfig.model_fields.items():
+        if name not in data:
+            if field.is_required():
+                errors[name] = [Problem(REQUIRED, name=name)]
+            else:
+                values[name] = field.default
+            continue
+        try:
+            value = _PARSERS[name].validate_python(data[name])
+        except ValidationError as exc:
+            errors[name] = [_field_problem(name, exc.errors()[0]["input"], limits)]
+            continue
+        device_bound = getattr(limits.run, name, None)  # steps, batch: within the declared range, above this
+        if device_bound is not None and value > device_bound:
+            errors[name] = [_field_problem(name, value, limits)]
+        else:
+            values[name] = value
+    return values, errors
 
 
-class FieldError(ValueError):
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem)
-        self.problem = problem
+def declared_range(name: str) -> tuple[Any, Any]:
+    """A number's range as RunConfig declares it (the widest: a GPU's); None where it has no bound."""
+    low = high = None
+    for constraint in RunConfig.model_fields[name].metadata:
+        if isinstance(constraint, annotated_types.Ge | annotated_types.Gt):
+            low = constraint.ge if isinstance(constraint, annotated_types.Ge) else constraint.gt
+        elif isinstance(constraint, annotated_types.Le):
+            high = constraint.le
+    return low, high
+
+
+def _bounds(name: str, limits: Limits) -> tuple[Any, Any]:
+    """A number's range within what the device class allows (steps, effective batch)."""
+    low, high = declared_range(name)
+    return low, getattr(limits.run, name, high)
+
+
+def _field_problem(name: str, got: Any, limits: Limits) -> Problem:
+    """The sentence for a setting that did not parse, from its declaration."""
+    annotation = RunConfig.model_fields[name].annotation
+    low, high = _bounds(name, limits)
+    if get_origin(annotation) is Literal:
+        return Problem(NOT_A_CHOICE, name=name, options=", ".join(map(str, get_args(annotation))), got=show(got))
+    if annotation is int:
+        return Problem(NOT_A_WHOLE_NUMBER, name=name, low=f"{low:,}", high=f"{high:,}", got=show(got))
+    if annotation is float:
+        return Problem(NOT_A_NUMBER, name=name, low=f"{low:.5f}", high=f"{high:g}", got=show(got))
+    return Problem(BAD_GRAD_CLIP, high=f"{high:g}", got=show(got))
 
 
 def show(value: Any) -> str:
@@ -240,157 +421,47 @@ def show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-# ---------------------------------------------------------------- internals
-
-_INT_RE = re.compile(r"[+-]?\d{1,30}")
-_MAX_TEXT = 64  # longer strings are not numbers we would accept anyway
-
-
-def _validate(data: Any, limits: DeviceLimits) -> tuple[RunConfig | None, dict[str, list[Problem]]]:
-    if not isinstance(data, dict):
-        return None, {NON_FIELD: [Problem(NOT_AN_OBJECT)]}
-    errors: dict[str, list[Problem]] = {}
-    for key in data:
-        if not isinstance(key, str):
-            _add(errors, NON_FIELD, Problem(NAME_NOT_TEXT, got=show(key)))
-        elif key not in FIELDS:
-            _add(errors, NON_FIELD, Problem(UNKNOWN_SETTING, got=show(key), known=", ".join(FIELDS)))
-    values: dict[str, Any] = {}
-    for name, parse in _parsers(limits).items():
-        if name not in data:
-            if name in _OPTIONAL:
-                values[name] = _OPTIONAL[name]
-            else:
-                _add(errors, name, Problem(REQUIRED, name=name))
-            continue
-        try:
-            values[name] = parse(data[name])
-        except FieldError as exc:
-            _add(errors, name, exc.problem)
-    # Cross-field problems too whenever their fields parsed, so a learner sees everything at once.
-    if all(name in values for name in ("steps", "effective_batch_size", "accumulation_steps")):
-        _check_cross(values, limits, errors)
-    if errors:
-        return None, errors
-    return RunConfig(**values), {}
-
-
-def _add(errors: dict[str, list[Problem]], key: str, message: Problem) -> None:
-    errors.setdefault(key, []).append(message)
-
-
-def _parsers(limits: DeviceLimits) -> dict:
-    """Each field's parser (in FIELDS order), with the steps and effective batch bounds of one device class.
-    A parser reads one untrusted value, returns it typed and canonical, or raises FieldError."""
-    return {
-        "task": _choice("task", TASKS),
-        "norm": _choice("norm", NORMS),
-        "effective_batch_size": _integer("effective_batch_size", 1, limits.effective_batch_size),
-        "accumulation_steps": _integer("accumulation_steps", *ACCUMULATION_RANGE),
-        "loss_scaling": _choice("loss_scaling", (*LOSS_SCALINGS, PER_RANK_SCALING)),
-        "optimizer": _choice("optimizer", OPTIMIZERS),
-        "learning_rate": _learning_rate,
-        "steps": _integer("steps", 1, limits.steps),
-        "seed": _integer("seed", *SEED_RANGE),
-        "grad_clip": _grad_clip,
-        "processes": _process_count,
-        "sync": _choice("sync", SYNCS),
-        "size": _choice("size", SIZE_NAMES),
-        "precision": _choice("precision", PRECISIONS),
-    }
-
-
-def _choice(name: str, choices: tuple[str, ...]):
-    def parse(value: Any) -> str:
-        cleaned = value.strip().lower() if isinstance(value, str) else None
-        if cleaned not in choices:
-            raise FieldError(Problem(NOT_A_CHOICE, name=name, options=", ".join(choices), got=show(value)))
-        return cleaned
-
-    return parse
-
-
-def _integer(name: str, low: int, high: int):
-    def parse(value: Any) -> int:
-        number: int | None = None
-        if isinstance(value, int) and not isinstance(value, bool):  # True is not a batch size
-            number = value
-        elif isinstance(value, float) and value.is_integer():  # JSON clients may send 64.0
-            number = int(value)
-        elif isinstance(value, str) and len(value) <= _MAX_TEXT and _INT_RE.fullmatch(value.strip()):
-            number = int(value.strip())
-        if number is None or not low <= number <= high:
-            got = show(value if number is None else number)
-            raise FieldError(Problem(NOT_A_WHOLE_NUMBER, name=name, low=f"{low:,}", high=f"{high:,}", got=got))
-        return number
-
-    return parse
-
-
-def _to_float(value: Any) -> float | None:
-    """A finite number from a number or a short text (float() ignores surrounding spaces), else None."""
-    long_text = isinstance(value, str) and len(value) > _MAX_TEXT
-    if isinstance(value, bool) or not isinstance(value, int | float | str) or long_text:
-        return None
-    try:
-        number = value if isinstance(value, float) else float(value)  # OverflowError for huge ints
-    except (ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _learning_rate(value: Any) -> float:
-    low, high = LEARNING_RATE_RANGE
-    number = _to_float(value)
-    if number is None or not low <= number <= high:
-        raise FieldError(
-            Problem(NOT_A_NUMBER, name="learning_rate", low=f"{low:.5f}", high=f"{high:g}", got=show(value))
-        )
-    return number
-
-
-def _grad_clip(value: Any) -> float | None:
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
-        return None
-    number = _to_float(value)
-    if number is None or not 0 < number <= GRAD_CLIP_MAX:
-        raise FieldError(Problem(BAD_GRAD_CLIP, high=f"{GRAD_CLIP_MAX:g}", got=show(value)))
-    return number
-
-
-def _process_count(value: Any) -> int:
-    number = _integer("processes", 1, max(PROCESS_COUNTS))(value)
-    if number not in PROCESS_COUNTS:
-        options = ", ".join(map(str, PROCESS_COUNTS))
-        raise FieldError(Problem(NOT_A_CHOICE, name="processes", options=options, got=str(number)))
-    return number
-
-
-def _check_cross(values: dict[str, Any], limits: DeviceLimits, errors: dict[str, list[Problem]]) -> None:
-    """Rules across fields, added to ``errors``; ``values`` holds at least the batch, N and steps."""
-    effective = values["effective_batch_size"]
-    n = values["accumulation_steps"]
-    steps = values["steps"]
-    g = values.get("processes") or 1
-    size, precision = values.get("size") or "tiny", values.get("precision") or "fp32"
-    if size != "tiny" and values.get("task") != SIZED_TASK:
-        _add(errors, "size", Problem(SIZE_NEEDS_SIZED_TASK, size=size))
-    if precision != "fp32" and g > 1:
-        _add(errors, "precision", Problem(PRECISION_NEEDS_ONE_PROCESS, precision=precision))
+def _rules(values: dict[str, Any], limits: DeviceLimits) -> list[tuple[str, Problem]]:
+    """Rules across settings, as (field, problem); ``values`` holds at least the batch, N and steps
+    (a setting that did not parse is missing, and the rules about it wait until it does)."""
+    effective, n, steps = values["effective_batch_size"], values["accumulation_steps"], values["steps"]
+    g = values.get("processes")
+    size, precision, task = values.get("size"), values.get("precision"), values.get("task")
+    problems = []
+    if size and size != SIZE_NAMES[0] and task and task != SIZED_TASK:
+        problems.append(("size", Problem(SIZE_NEEDS_SIZED_TASK, size=size)))
+    if precision and precision != PRECISIONS[0] and g and g > 1:
+        problems.append(("precision", Problem(PRECISION_NEEDS_ONE_PROCESS, precision=precision)))
     if values.get("loss_scaling") == PER_RANK_SCALING and g == 1:
-        _add(errors, "loss_scaling", Problem(PER_RANK_NEEDS_PROCESSES, scaling=PER_RANK_SCALING))
+        problems.append(("loss_scaling", Problem(PER_RANK_NEEDS_PROCESSES, scaling=PER_RANK_SCALING)))
+    g = g or 1  # processes that did not parse: the rules of one process
     if g > 1 and (n * g > effective or effective % (n * g)):
         problem = Problem(PROCESSES_SPLIT_BATCH, effective=effective, g=g, n=n, product=g * n)
-        _add(errors, "accumulation_steps", problem)
+        problems.append(("accumulation_steps", problem))
     elif n > effective:
-        _add(errors, "accumulation_steps", Problem(N_ABOVE_BATCH, n=n, effective=effective))
+        problems.append(("accumulation_steps", Problem(N_ABOVE_BATCH, n=n, effective=effective)))
     elif effective % n:
-        _add(errors, "accumulation_steps", Problem(N_SPLITS_BATCH, effective=effective, n=n))
-    elif values.get("norm") == "batch" and values.get("task") == "digits-mlp" and effective // (n * g) < 2:
+        problems.append(("accumulation_steps", Problem(N_SPLITS_BATCH, effective=effective, n=n)))
+    elif values.get("norm") == "batch" and task == "digits-mlp" and effective // (n * g) < 2:
         # torch refuses to train BatchNorm1d on one value per feature ("Expected more than 1 value per
         # channel"); a CNN's BatchNorm sees every pixel of a sample, so it trains.
-        _add(errors, "norm", Problem(BATCH_NORM_NEEDS_TWO))
+        problems.append(("norm", Problem(BATCH_NORM_NEEDS_TWO)))
     if steps * effective > limits.sample_budget:
         samples, budget = f"{steps * effective:,}", f"{limits.sample_budget:,}"
         problem = Problem(OVER_BUDGET, budget=budget, steps=steps, effective=effective, samples=samples)
-        _add(errors, NON_FIELD, problem)
+        problems.append((NON_FIELD, problem))
+    return problems
+
+
+# A sensible starting point for forms and tests (it validates).
+DEFAULT_CONFIG: dict[str, Any] = RunConfig(
+    task="digits-cnn",
+    norm="none",
+    effective_batch_size=64,
+    accumulation_steps=4,
+    loss_scaling="mean",
+    optimizer="sgd",
+    learning_rate=0.05,
+    steps=200,
+    seed=0,
+).to_dict()

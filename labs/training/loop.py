@@ -42,7 +42,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from . import data_parallel
-from .config import CODE_VERSION, PER_RANK_SCALING, RunConfig, gpu_needed
+from .config import CODE_VERSION, CPU_ONLY, PER_RANK_SCALING, RunConfig, refusals
 from .data import IGNORE_INDEX, TaskData, load_task_data, sample_windows
 from .models import build_model
 from .results import RunResult, finite
@@ -78,9 +78,8 @@ def run_experiment(
             model.load_state_dict(state)
         return RunResult(**values, model=model)
     dev = torch.device(device or device_class())
-    gpu = gpu_needed(config)
-    if gpu is not None and dev.type != "cuda":
-        raise ValueError(gpu[1])
+    if dev.type != "cuda" and (refused := refusals(config, CPU_ONLY)):  # a GPU size or precision
+        raise ValueError(*next(iter(refused.values())))
     return train(config, dev, on_progress=on_progress, should_stop=should_stop, **options)
 
 

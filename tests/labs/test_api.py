@@ -141,13 +141,13 @@ def test_a_run_serves_every_metric_it_stores_and_every_setting(client, token, le
     assert set(STORED) == {*STORED_METRICS, DIVERGED}  # a new stored metric needs a value here
     settings = {"processes": 2, "accumulation_steps": 2, "sync": "every_micro", "loss_scaling": "mean_of_rank_means"}
     run = make_run(learner, status=LabRun.Status.SUCCEEDED, config=settings, metrics=STORED)
-    assert "precision" not in run.config and "size" not in run.config  # stored without its defaults
+    assert (run.config["precision"], run.config["size"]) == ("fp32", "tiny")  # stored with its defaults
     auth = {"Authorization": f"Bearer {token}"}
     for url in (f"/api/labs/runs/{run.pk}", "/api/labs/runs"):
         body = client.get(url, headers=auth).json()
         served = body if "id" in body else body["items"][0]
         assert served["metrics"] == STORED
-        assert served["config"] == {**run.config, "precision": "fp32", "size": "tiny"}
+        assert served["config"] == run.config
         assert served["config"]["sync"] == "every_micro" and served["config"]["processes"] == 2
 
 

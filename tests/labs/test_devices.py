@@ -10,10 +10,10 @@ from django.utils.translation import gettext
 
 from accounts.models import ApiToken
 from labs import workers
-from labs.forms import RunForm
 from labs.models import LabRun
 from labs.training import config as lab_config
 from labs.training.sizes import SIZES
+from tests.factories import run_form
 
 GUIDES_LM = {**lab_config.DEFAULT_CONFIG, "task": "guides-lm", "norm": "layer", "steps": 4, "effective_batch_size": 16}
 GIB = 2**30
@@ -134,7 +134,7 @@ def test_a_gpu_takes_the_sizes_its_memory_holds():
 def test_with_only_cpu_workers_the_form_refuses_a_gpu_size(language):
     publish_cpu_worker()
     with translation.override(language):
-        form = RunForm(post(size="medium"))
+        form = run_form(post(size="medium"))
         assert not form.is_valid()
         assert form.errors["size"] == [REFUSED_IN_THE_FORM[language]]
 
@@ -165,7 +165,7 @@ def test_steps_above_a_cpus_limit_are_refused_until_a_gpu_worker_is_connected(cl
         }[language]
     )
     publish_gpu_worker()
-    assert RunForm(post(steps=1000)).is_valid()
+    assert run_form(post(steps=1000)).is_valid()
     response = submit(client, token, {**GUIDES_LM, "steps": 2001})
     assert response.json()["fields"] == [
         {"field": "steps", "message": "steps must be a whole number from 1 to 2,000; got 2001."}
@@ -207,9 +207,9 @@ def test_a_tiny_run_goes_to_the_queue_every_worker_takes(client, token, broker, 
 def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
     small = SIZES["small"]
     publish_gpu_worker(memory_bytes=small.state_bytes() + small.activation_bytes_per_sequence)
-    assert RunForm(post(size="small")).is_valid()
+    assert run_form(post(size="small")).is_valid()
     with translation.override("fr"):
-        form = RunForm(post(size="medium"))
+        form = run_form(post(size="medium"))
         assert not form.is_valid()
         # The catalog's French, read through gettext: a reader's rewording never breaks the test.
         english = (
@@ -225,17 +225,17 @@ def test_a_gpu_too_small_for_the_size_is_named_in_the_refusal():
 def test_the_operator_can_fix_the_device_class_whatever_is_connected(settings):
     publish_gpu_worker()
     settings.LAB_DEVICE_CLASS = "cpu"
-    assert RunForm(post(size="small")).errors["size"] == [REFUSED_IN_THE_FORM["en"]]
+    assert run_form(post(size="small")).errors["size"] == [REFUSED_IN_THE_FORM["en"]]
     workers.worker_forget(name="gpu-1@host")
     settings.LAB_DEVICE_CLASS = "cuda"
-    assert RunForm(post(size="medium", precision="tf32")).is_valid()
+    assert run_form(post(size="medium", precision="tf32")).is_valid()
 
 
 @pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_form_and_the_queue_api_say_which_sizes_are_accepted_now(client, db):
     publish_cpu_worker()
-    assert "No GPU worker is connected now: only the tiny size can run." in str(RunForm().fields["size"].help_text)
-    assert str(RunForm().fields["steps"].help_text) == (
+    assert "No GPU worker is connected now: only the tiny size can run." in str(run_form().fields["size"].help_text)
+    assert str(run_form().fields["steps"].help_text) == (
         "A run may have up to 500 steps, an effective batch of up to 256 and 64,000 samples "
         "(steps × effective batch) now."
     )
@@ -246,7 +246,7 @@ def test_the_form_and_the_queue_api_say_which_sizes_are_accepted_now(client, db)
     )
     publish_gpu_worker()
     with translation.override("hi"):
-        assert "अभी आप ये size चला सकते हैं: tiny, small, medium।" in str(RunForm().fields["size"].help_text)
+        assert "अभी आप ये size चला सकते हैं: tiny, small, medium।" in str(run_form().fields["size"].help_text)
     body = client.get("/api/labs/queue").json()
     assert (body["device_classes"], body["sizes"]) == (["cpu", "cuda"], ["tiny", "small", "medium"])
     assert "up to 2,000 steps, an effective batch of up to 256 and 256,000 samples" in body["limits"]

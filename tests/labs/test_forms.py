@@ -5,8 +5,8 @@ import re
 import pytest
 from django.utils import translation
 
-from labs.forms import RunForm
 from labs.training import config as lab_config
+from tests.factories import run_form
 
 
 def post(**changes) -> dict:
@@ -15,7 +15,7 @@ def post(**changes) -> dict:
 
 
 def test_choices_and_limits_come_from_the_trainer_config():
-    form = RunForm()
+    form = run_form()
     assert [value for value, _label in form.fields["task"].choices] == list(lab_config.TASKS)
     assert [value for value, _label in form.fields["norm"].choices] == list(lab_config.NORMS)
     steps = form.fields["steps"]
@@ -24,7 +24,7 @@ def test_choices_and_limits_come_from_the_trainer_config():
 
 def test_a_rule_across_fields_is_the_trainer_configs_rule_in_the_forms_words_translated():
     with translation.override("fr"):
-        form = RunForm(post(effective_batch_size=30, accumulation_steps=4))
+        form = run_form(post(effective_batch_size=30, accumulation_steps=4))
         assert not form.is_valid()
         assert form.errors["accumulation_steps"] == [
             "Le nombre de pas d'accumulation (N) doit diviser la taille de lot effective\u00a0: "
@@ -34,7 +34,7 @@ def test_a_rule_across_fields_is_the_trainer_configs_rule_in_the_forms_words_tra
 
 def test_batch_norm_on_single_sample_micro_batches_is_refused_in_hindi():
     with translation.override("hi"):
-        form = RunForm(post(task="digits-mlp", norm="batch", effective_batch_size=4, accumulation_steps=4))
+        form = run_form(post(task="digits-mlp", norm="batch", effective_batch_size=4, accumulation_steps=4))
         assert not form.is_valid()
         (message,) = form.errors["norm"]
         assert message != lab_config.BATCH_NORM_NEEDS_TWO
@@ -42,7 +42,7 @@ def test_batch_norm_on_single_sample_micro_batches_is_refused_in_hindi():
 
 
 def test_the_budget_is_a_message_about_the_whole_form():
-    form = RunForm(post(steps=500, effective_batch_size=256, accumulation_steps=4))
+    form = run_form(post(steps=500, effective_batch_size=256, accumulation_steps=4))
     assert not form.is_valid()
     assert "500 × 256 = 128,000" in form.non_field_errors()[0]
 
@@ -56,7 +56,7 @@ API_NAMES = re.compile("|".join(rf"\b{name}\b" for name in NAMED_AS_IN_THE_API))
 
 
 def test_every_problem_is_listed_at_once_not_one_kind_after_the_other():
-    form = RunForm(post(task="digits-mlp", **SEVERAL_PROBLEMS))
+    form = run_form(post(task="digits-mlp", **SEVERAL_PROBLEMS))
     assert not form.is_valid()
     assert set(form.errors) == {"learning_rate", "accumulation_steps", "size"}
     assert form.run_config is None
@@ -78,12 +78,12 @@ def test_every_problem_is_listed_at_once_not_one_kind_after_the_other():
 def test_the_forms_messages_name_the_settings_by_their_labels_not_the_apis_names(language, changes, settings):
     settings.LAB_MAX_PROCESSES = 2
     with translation.override(language):
-        form = RunForm(post(**changes))
+        form = run_form(post(**changes))
         assert not form.is_valid()
         messages = [message for field_messages in form.errors.values() for message in field_messages]
     assert messages and not [message for message in messages if API_NAMES.search(message)], messages
     if language != "en":  # said in the page's language
-        english = [m for field_messages in RunForm(post(**changes)).errors.values() for m in field_messages]
+        english = [m for field_messages in run_form(post(**changes)).errors.values() for m in field_messages]
         assert not set(messages) & set(english), messages
     # Nor "size small", "precision bf16": the API's name=value, not a sentence.
     assert not [m for m in messages for name, value in changes.items() if f"{name} {value}" in m], messages

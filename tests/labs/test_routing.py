@@ -9,6 +9,7 @@ from django.utils import translation
 
 from labs import workers
 from labs.models import LabRun
+from labs.training.config import DEFAULT_CONFIG
 from labs.training.sizes import SIZES
 from labs.workers import ERROR_NO_GPU_WORKER, ERROR_NO_WORKER_HOLDS_SIZE, lab_run_pass_on
 
@@ -54,7 +55,7 @@ def test_a_gpu_consumes_the_queues_of_the_sizes_its_memory_holds():
 
 
 def test_each_size_goes_to_its_own_queue_and_a_tiny_run_to_every_worker():
-    guides_lm = {"task": "guides-lm", "steps": 4, "effective_batch_size": 16}
+    guides_lm = {**DEFAULT_CONFIG, "task": "guides-lm", "steps": 4, "effective_batch_size": 16}
     assert workers.queue_for({**guides_lm, "size": "medium"}) == "cuda.medium"
     assert workers.queue_for({**guides_lm, "size": "small"}) == "cuda.small"
     assert workers.queue_for({**guides_lm, "precision": "tf32"}) == "cuda"

@@ -11,10 +11,10 @@ from django.utils.translation import gettext
 from accounts.models import ApiToken
 from labs import services
 from labs.execution import ERROR_NEEDS_GPU, lab_run_execute
-from labs.forms import RunForm
 from labs.models import LabRun
 from labs.presets import PRESETS
 from labs.training import config as lab_config
+from tests.factories import run_form
 
 GUIDES_LM = {**lab_config.DEFAULT_CONFIG, "task": "guides-lm", "norm": "layer", "steps": 4, "effective_batch_size": 16}
 
@@ -36,18 +36,19 @@ def submit(client, token, data, language="en"):
 
 
 def test_the_form_offers_the_trainers_sizes_and_precisions_with_safe_defaults():
-    form = RunForm()
+    form = run_form()
     assert [value for value, _label in form.fields["size"].choices] == list(lab_config.SIZE_NAMES)
     assert [value for value, _label in form.fields["precision"].choices] == list(lab_config.PRECISIONS)
-    form = RunForm(post())  # no size or precision: a form from before these settings
-    assert "size" not in post() and form.is_valid(), form.errors
+    before_sizes = {name: value for name, value in post().items() if name not in ("size", "precision")}
+    form = run_form(before_sizes)  # no size or precision: a form from before these settings
+    assert form.is_valid(), form.errors
     assert (form.run_config.size, form.run_config.precision) == ("tiny", "fp32")
 
 
 def test_a_gpu_size_is_refused_on_a_cpu_site_in_french(settings):
     settings.LAB_DEVICE_CLASS = "cpu"
     with translation.override("fr"):
-        form = RunForm(post(size="small"))
+        form = run_form(post(size="small"))
         assert not form.is_valid()
         english = "This choice needs a GPU worker, and none is connected now."
         assert gettext(english) != english  # the catalog's French, read through gettext
@@ -56,7 +57,7 @@ def test_a_gpu_size_is_refused_on_a_cpu_site_in_french(settings):
 
 def test_a_gpu_site_accepts_gpu_sizes_and_tf32(settings):
     settings.LAB_DEVICE_CLASS = "cuda"
-    form = RunForm(post(size="medium", precision="tf32"))
+    form = run_form(post(size="medium", precision="tf32"))
     assert form.is_valid(), form.errors
     assert (form.run_config.size, form.run_config.precision) == ("medium", "tf32")
 
@@ -75,7 +76,7 @@ def test_the_api_stores_a_bf16_tiny_run_and_describes_the_settings(client, token
     response = submit(client, token, {**GUIDES_LM, "precision": "bf16"})
     assert response.status_code == 201, response.content
     run = LabRun.objects.get()
-    assert run.config["task"] == "guides-lm" and run.config["precision"] == "bf16" and "size" not in run.config
+    assert run.config["task"] == "guides-lm" and run.config["precision"] == "bf16" and run.config["size"] == "tiny"
     schema = client.get("/api/openapi.json").json()["components"]["schemas"]["LabRunSettings"]["properties"]
     assert schema["size"]["enum"] == list(lab_config.SIZE_NAMES)
     assert schema["precision"]["enum"] == list(lab_config.PRECISIONS)
@@ -84,7 +85,7 @@ def test_the_api_stores_a_bf16_tiny_run_and_describes_the_settings(client, token
 
 def test_the_transformer_preset_is_a_tiny_cpu_precision_sweep():
     preset = PRESETS["transformer-lm-tiny"]
-    configs = [lab_config.validate_config(config, device_class="cpu")[0] for _label, config in preset.configs()]
+    configs = [lab_config.validate_config(config)[0] for _label, config in preset.configs()]
     assert [config.precision for config in configs] == ["fp32", "bf16", "fp16"]
     assert all(config.task == "guides-lm" and config.size == "tiny" for config in configs)
     assert all(config.steps * config.effective_batch_size <= 320 for config in configs)  # seconds on a CPU

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from labs.training.config import RunConfig, config_fingerprint, validate_config
+from labs.training.config import Limits, RunConfig, config_fingerprint, validate_config
 from labs.training.data_parallel import DataParallelError, run_ranks
 from labs.training.loop import run_experiment
 from tests.labs.training.failing_rank import train_failing
@@ -143,7 +143,7 @@ def test_cancelling_stops_every_process():
 
 def test_settings_for_processes_are_checked_and_old_runs_keep_their_fingerprint():
     old = config(accumulation_steps=4)
-    assert "processes" not in old.to_dict() and "sync" not in old.to_dict()
+    assert (old.to_dict()["processes"], old.to_dict()["sync"]) == (1, "no_sync")  # every setting stored
     assert config_fingerprint(old) == config_fingerprint(RunConfig(**{**BASE, "accumulation_steps": 4}))
     assert config(processes=2).to_dict()["processes"] == 2
     assert config(processes=2).micro_batch_size == 8
@@ -151,7 +151,7 @@ def test_settings_for_processes_are_checked_and_old_runs_keep_their_fingerprint(
     assert "4 × 16 = 64" in errors["accumulation_steps"][0]
     _, errors = validate_config({**BASE, "processes": 3})
     assert errors["processes"] == ["processes must be one of: 1, 2, 4; got 3."]
-    _, errors = validate_config({**BASE, "processes": 4}, max_processes=2)
+    _, errors = validate_config({**BASE, "processes": 4}, Limits(max_processes=2))
     assert errors["processes"] == ["processes must be at most 2 on this worker machine; got 4."]
     _, errors = validate_config({**BASE, "sync": "sometimes"})
     assert "sync must be one of: no_sync, every_micro" in errors["sync"][0]

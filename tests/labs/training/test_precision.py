@@ -7,7 +7,7 @@ On the CPU: PyTorch 2.13 has a CPU GradScaler and CPU autocast for both 16-bit t
 import pytest
 import torch
 
-from labs.training.config import DEFAULT_CONFIG, RunConfig, validate_config
+from labs.training.config import ANY_GPU, DEFAULT_CONFIG, RunConfig, validate_config
 from labs.training.loop import device_class, matmul_precision, run_experiment
 from labs.training.models import build_model
 
@@ -118,14 +118,14 @@ def test_what_needs_a_gpu_is_refused_on_a_cpu_in_words():
         None,
         {"precision": ["precision tf32 needs a GPU worker; none is connected."]},
     )
-    config, errors = validate_config(lm_settings(size="medium", precision="tf32"), device_class="cuda")
+    config, errors = validate_config(lm_settings(size="medium", precision="tf32"), ANY_GPU)
     assert errors == {} and (config.size, config.precision) == ("medium", "tf32")
     config, _errors = validate_config(lm_settings(precision="fp16"))
-    assert config.to_dict()["precision"] == "fp16" and "size" not in config.to_dict()  # defaults left out
+    assert config.to_dict()["precision"] == "fp16" and config.to_dict()["size"] == "tiny"  # every setting stored
 
 
 def test_sizes_belong_to_guides_lm_and_mixed_precision_to_one_process():
-    _config, errors = validate_config({**DEFAULT_CONFIG, "size": "small"}, device_class="cuda")
+    _config, errors = validate_config({**DEFAULT_CONFIG, "size": "small"}, ANY_GPU)
     assert errors == {"size": ["size small is for the guides-lm task; the other tasks have one size, tiny."]}
     _config, errors = validate_config({**DEFAULT_CONFIG, "precision": "bf16", "processes": 2})
     assert errors == {"precision": ["precision bf16 trains in one process; set processes to 1."]}

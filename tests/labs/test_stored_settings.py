@@ -1,0 +1,60 @@
+"""Every run stores every setting; a run stored before, without the settings left at their default,
+gets them from the data migration and keeps its fingerprint, so the same request still reuses it."""
+
+import hashlib
+import importlib
+import json
+
+from django.apps import apps
+
+from labs import services
+from labs.models import LabRun
+from labs.training.config import CODE_VERSION, FIELDS, validate_config
+
+complete_run_settings = importlib.import_module("labs.migrations.0006_complete_run_settings")
+
+# As runs were stored before every setting was: the ones at their default left out.
+SPARSE = {
+    "task": "digits-mlp",
+    "norm": "layer",
+    "effective_batch_size": 16,
+    "accumulation_steps": 4,
+    "loss_scaling": "mean",
+    "optimizer": "sgd",
+    "learning_rate": 0.05,
+    "steps": 3,
+    "seed": 0,
+    "grad_clip": None,
+}
+
+
+def test_a_run_stored_before_every_setting_was_is_completed_and_still_reused(learner):
+    # Its fingerprint as it was computed then: the stored (sparse) settings and the code version.
+    fingerprint = hashlib.sha256(json.dumps({"config": SPARSE, "code": CODE_VERSION}, sort_keys=True).encode())
+    old = LabRun.objects.create(
+        user=learner,
+        config=SPARSE,
+        fingerprint=fingerprint.hexdigest(),
+        code_version=CODE_VERSION,
+        status=LabRun.Status.SUCCEEDED,
+        total_steps=3,
+        done_steps=3,
+        curve=[{"step": step, "loss": 1.0 / step} for step in (1, 2, 3)],
+    )
+
+    complete_run_settings.fill_settings(apps, None)
+
+    old.refresh_from_db()
+    assert list(old.config) == [*SPARSE, "processes", "sync", "size", "precision"]
+    assert {name: old.config[name] for name in ("processes", "sync", "size", "precision")} == {
+        "processes": 1,
+        "sync": "no_sync",
+        "size": "tiny",
+        "precision": "fp32",
+    }
+    assert old.fingerprint == fingerprint.hexdigest() and old.cost == 3 * 16
+    config, errors = validate_config(SPARSE)
+    assert config is not None, errors
+    again = services.lab_run_submit(user=learner, config=config)
+    assert again.reused_from == old and again.status == LabRun.Status.SUCCEEDED
+    assert again.config == config.to_dict() and set(again.config) == set(FIELDS)  # stored complete
