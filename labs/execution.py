@@ -11,20 +11,17 @@ import logging
 import os
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, Self
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
-from django.db.models import F
-from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from labs.training.results import stored_metrics
 
-from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
+from .models import LabRun, LabRunCurveChunk
 from .services import finished_originals, reused_result
 
 logger = logging.getLogger(__name__)
@@ -40,21 +37,8 @@ ERROR_NEEDS_GPU = gettext_noop("This run needs a GPU worker, and the worker that
 def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
     """queued -> running, exactly once: a redelivered or duplicate message finds nothing to claim.
     A queued run whose learner asked to cancel is ended here instead (cancelled, never trained)."""
-    now = timezone.now()
-    claimed = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED, cancel_requested=False).update(
-        status=LabRun.Status.RUNNING,
-        claim=uuid.uuid4(),
-        attempts=F("attempts") + 1,
-        worker=worker[:200],
-        started_at=now,
-        heartbeat_at=now,
-        done_steps=0,
-        curve=[],
-        validation=[],
-        error="",
-    )
-    if claimed != 1:
-        lab_runs_end_cancelled_queued(run_id=run_id)
+    if LabRun.objects.filter(pk=run_id).claim(worker=worker) != 1:
+        LabRun.objects.filter(pk=run_id).end_cancelled()
         return None
     LabRunCurveChunk.objects.filter(run_id=run_id).delete()  # a dead worker's points: the run starts over
     return LabRun.objects.get(pk=run_id)
@@ -68,7 +52,7 @@ def lab_run_execute(*, run_id: int, worker: str, reporter: Callable[..., "Report
         return
     # One line per claim: an operator (and the scale-out test) can see each run was trained once.
     logger.info("lab run %s claimed by %s (attempt %s)", run.pk, worker, run.attempts)
-    mine = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
+    mine = LabRun.objects.claimed(run)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
     # An identical run may have finished while this one waited.
     make_reporter = reporter or Reporter
@@ -140,7 +124,7 @@ def _limit_cpu_threads() -> None:
 def _finish(mine, run_id: int, **fields: Any) -> None:
     """The worker's last write: the whole curve once, as one document, and its chunks deleted."""
     with transaction.atomic():
-        if mine.update(**fields, finished_at=timezone.now()):  # not ours: the new owner's chunks stay
+        if mine.end(**fields):  # not ours: the new owner's chunks stay
             LabRunCurveChunk.objects.filter(run_id=run_id).delete()
 
 
@@ -185,7 +169,7 @@ class Reporter:
         self.last_write = time.monotonic()
         points = self.curve[self.written :]
         with transaction.atomic():
-            if not self.mine.filter(cancel_requested=False).update(done_steps=done_steps, heartbeat_at=timezone.now()):
+            if not self.mine.filter(cancel_requested=False).beat(done_steps=done_steps):
                 self.stop.set()
                 return
             if points:
@@ -198,7 +182,7 @@ class Reporter:
         close_old_connections()
         try:
             while not self.done.wait(settings.LAB_HEARTBEAT_INTERVAL):
-                alive = self.mine.update(heartbeat_at=timezone.now())
+                alive = self.mine.beat()
                 if not alive or self.mine.filter(cancel_requested=True).exists():
                     self.stop.set()
         except Exception:  # the worker goes on; the sweeper will judge by the missing heartbeats

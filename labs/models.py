@@ -1,7 +1,9 @@
 import secrets
+import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -14,9 +16,92 @@ def new_share_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+class LabRunQuerySet(models.QuerySet):
+    """A run's life as named transitions, which the services call. Each is one conditional UPDATE of
+    the rows of this queryset still in the state it starts from, and says how many changed: 0 when
+    another writer (a cancel, the sweeper, another worker) got there first."""
+
+    def waiting(self) -> "LabRunQuerySet":
+        """Queued, and not asked to cancel: what a worker may claim and the dispatcher may send."""
+        return self.filter(status=LabRun.Status.QUEUED, cancel_requested=False)
+
+    def claimed(self, run: "LabRun") -> "LabRunQuerySet":
+        """`run` while its claim is still the row's (running, same claim): a worker writes only through it,
+        so a worker the sweeper presumed dead never overwrites the run's new owner."""
+        return self.filter(pk=run.pk, status=LabRun.Status.RUNNING, claim=run.claim)
+
+    def claim(self, *, worker: str) -> int:
+        """queued -> running, under a new claim: a run starts over (a dead worker's attempt counted)."""
+        now = timezone.now()
+        return self.waiting().update(
+            status=LabRun.Status.RUNNING,
+            claim=uuid.uuid4(),
+            attempts=F("attempts") + 1,
+            worker=worker[:200],
+            started_at=now,
+            heartbeat_at=now,
+            done_steps=0,
+            curve=[],
+            validation=[],
+            error="",
+        )
+
+    def sent(self) -> int:
+        """The broker has the queued run's message."""
+        return self.filter(status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
+
+    def unsent(self) -> int:
+        """The broker may not have it: the dispatcher sends it (again)."""
+        return self.waiting().update(enqueued_at=None)
+
+    def beat(self, **progress) -> int:
+        """The worker is alive (and has trained `progress`)."""
+        return self.update(heartbeat_at=timezone.now(), **progress)
+
+    def ask_to_cancel(self) -> int:
+        """One write whatever the status, so it cannot fall between a re-queue and a status check."""
+        return self.filter(status__in=LabRun.ACTIVE).update(cancel_requested=True)
+
+    def end_cancelled(self) -> int:
+        """Queued runs whose learner asked to cancel end as cancelled: at a cancel, a claim, a pass-on
+        or a sweep. A run re-queued while its cancel was being asked for lands here instead of waiting forever."""
+        return self.filter(status=LabRun.Status.QUEUED, cancel_requested=True).end(LabRun.Status.CANCELLED)
+
+    def end(self, status: str, error: str = "", **result) -> int:
+        """-> succeeded, failed or cancelled, with `error` (an untranslated msgid) and the result's fields."""
+        return self.update(status=status, error=error, finished_at=timezone.now(), **result)
+
+    def lose_worker(self) -> int:
+        """running -> queued: its worker stopped sending heartbeats; another worker claims it."""
+        return self.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker="")
+
+    def restart(self) -> int:
+        """-> queued from scratch, with a fresh budget of attempts (an admin's action). Not a queued
+        run, nor one its learner asked to cancel: the learner's cancel wins."""
+        return (
+            self.filter(cancel_requested=False)
+            .exclude(status=LabRun.Status.QUEUED)
+            .update(
+                status=LabRun.Status.QUEUED,
+                attempts=0,
+                error="",
+                enqueued_at=None,
+                done_steps=0,
+                curve=[],
+                validation=[],
+                metrics={},
+                worker="",
+                started_at=None,
+                heartbeat_at=None,
+                finished_at=None,
+                reused_from=None,
+            )
+        )
+
+
 class LabRun(models.Model):
     """One training experiment. This row, not the Celery message, is the source of truth:
-    workers claim it with a conditional update and write their progress here."""
+    workers claim it with a conditional update and write their progress here (LabRunQuerySet)."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
@@ -26,6 +111,8 @@ class LabRun(models.Model):
         CANCELLED = "cancelled", _("Cancelled")
 
     ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    objects = LabRunQuerySet.as_manager()
 
     # None for the site's own reference sweeps (`reference`), which belong to no learner.
     user = models.ForeignKey(
@@ -160,16 +247,6 @@ class LabRunCurveChunk(models.Model):
 
     def __str__(self) -> str:
         return f"run #{self.run_id} chunk {self.seq}"
-
-
-def lab_runs_end_cancelled_queued(*, run_id: int | None = None) -> int:
-    """Queued runs whose learner asked to cancel end as cancelled (all of them, or one): at a cancel,
-    a claim, a pass-on or a sweep. A run re-queued while its cancel was being asked for lands here
-    instead of waiting forever."""
-    queued = LabRun.objects.filter(status=LabRun.Status.QUEUED, cancel_requested=True)
-    if run_id is not None:
-        queued = queued.filter(pk=run_id)
-    return queued.update(status=LabRun.Status.CANCELLED, finished_at=timezone.now())
 
 
 class FigurePrediction(models.Model):

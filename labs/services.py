@@ -23,7 +23,7 @@ from config.waits import seconds_until, wait_in_words
 from labs.training import config as training_config  # CODE_VERSION read at call time
 from labs.training.config import RunConfig, config_fingerprint, validate_config
 
-from .models import LabRun, LabRunCurveChunk, lab_runs_end_cancelled_queued
+from .models import LabRun, LabRunCurveChunk
 from .presets import Preset
 from .selectors import estimate_seconds, queue_position, typical_run_seconds
 from .workers import lab_run_enqueue, published_workers
@@ -217,34 +217,16 @@ def lab_run_cancel(*, run: LabRun) -> bool:
     The request is one write whatever the status, so it cannot fall between a sweeper's
     re-queue (running -> queued) and a status check; a queued run then ends here, or at its
     claim, or in the next sweep, whichever comes first."""
-    if not LabRun.objects.filter(pk=run.pk, status__in=LabRun.ACTIVE).update(cancel_requested=True):
+    if not LabRun.objects.filter(pk=run.pk).ask_to_cancel():
         return False
-    lab_runs_end_cancelled_queued(run_id=run.pk)
+    LabRun.objects.filter(pk=run.pk).end_cancelled()
     return True
 
 
 def lab_run_requeue(*, run: LabRun) -> bool:
     """Admin action: start a run again from scratch (a fresh budget of attempts). Refused for a
     queued run and for one its learner asked to cancel: the learner's cancel wins."""
-    updated = (
-        LabRun.objects.filter(pk=run.pk, cancel_requested=False)
-        .exclude(status=LabRun.Status.QUEUED)
-        .update(
-            status=LabRun.Status.QUEUED,
-            attempts=0,
-            error="",
-            enqueued_at=None,
-            done_steps=0,
-            curve=[],
-            validation=[],
-            metrics={},
-            worker="",
-            started_at=None,
-            heartbeat_at=None,
-            finished_at=None,
-            reused_from=None,
-        )
-    )
+    updated = LabRun.objects.filter(pk=run.pk).restart()
     if updated:
         LabRunCurveChunk.objects.filter(run=run).delete()  # a lost worker's points, like the curve above
         transaction.on_commit(lambda: lab_run_enqueue(run_id=run.pk, low_priority=run.reference))
@@ -262,31 +244,29 @@ def lab_runs_sweep_stale() -> dict[str, int]:
         Q(heartbeat_at__lt=now - timedelta(seconds=settings.LAB_STALE_AFTER)) | Q(heartbeat_at__isnull=True)
     )
     for run in stale:
-        outcome = _settle_stale(run, now)
+        outcome = _settle_stale(run)
         if outcome:
             counts[outcome] += 1
-    counts["cancelled"] += lab_runs_end_cancelled_queued()
+    counts["cancelled"] += LabRun.objects.end_cancelled()
     resend_before = now - timedelta(seconds=settings.LAB_RESEND_AFTER)
-    counts["resent"] = LabRun.objects.filter(
-        status=LabRun.Status.QUEUED, cancel_requested=False, enqueued_at__lt=resend_before
-    ).update(enqueued_at=None)
+    counts["resent"] = LabRun.objects.filter(enqueued_at__lt=resend_before).unsent()
     return counts
 
 
-def _settle_stale(run: LabRun, now) -> str | None:
+def _settle_stale(run: LabRun) -> str | None:
     """Fail or re-queue one silent run, unless its learner asked to cancel: then it ends cancelled.
     Every write checks the row again, so a cancel that lands after `run` was read still wins."""
     # Only if nothing changed since we looked: a late heartbeat means the worker lives.
     same = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, heartbeat_at=run.heartbeat_at)
     not_cancelled = same.filter(cancel_requested=False)
     if run.attempts >= settings.LAB_MAX_ATTEMPTS:
-        if not_cancelled.update(status=LabRun.Status.FAILED, finished_at=now, error=ERROR_WORKER_LOST):
+        if not_cancelled.end(LabRun.Status.FAILED, ERROR_WORKER_LOST):
             return "failed"
-    elif not_cancelled.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker=""):
+    elif not_cancelled.lose_worker():
         logger.warning("lab run %s lost its worker (attempt %s); re-queued", run.pk, run.attempts)
         lab_run_enqueue(run_id=run.pk, low_priority=run.reference)
         return "requeued"
-    if same.update(status=LabRun.Status.CANCELLED, finished_at=now, error=ERROR_CANCELLED_WHILE_LOST):
+    if same.end(LabRun.Status.CANCELLED, ERROR_CANCELLED_WHILE_LOST):
         return "cancelled"  # only a cancelled run is left in `same` here
     return None
 
@@ -294,11 +274,9 @@ def _settle_stale(run: LabRun, now) -> str | None:
 def lab_runs_dispatch_pending() -> int:
     """Send the queued runs the broker never got. Stops at the first failure (Redis still down).
     A queued run its learner cancelled is ended, not sent: no worker would ever claim it."""
-    lab_runs_end_cancelled_queued()
+    LabRun.objects.end_cancelled()
     grace = timezone.now() - timedelta(seconds=2)  # leave fresh submissions to their own on_commit
-    pending = LabRun.objects.filter(
-        status=LabRun.Status.QUEUED, cancel_requested=False, enqueued_at__isnull=True, created_at__lt=grace
-    )
+    pending = LabRun.objects.waiting().filter(enqueued_at__isnull=True, created_at__lt=grace)
     sent = 0
     for run_id, reference in pending.order_by("created_at").values_list("pk", "reference")[:500]:
         if not lab_run_enqueue(run_id=run_id, low_priority=reference):

@@ -29,14 +29,13 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.cache import cache
-from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from config.celery import app as celery_app
 from labs.training import config as lab_config
 from labs.training.sizes import SIZES
 
-from .models import LabRun, lab_runs_end_cancelled_queued
+from .models import LabRun
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +96,7 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     except Exception as exc:
         logger.warning("lab run %s stored but not sent to the broker: %s", run_id, exc)
         return False
-    LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
+    LabRun.objects.filter(pk=run_id).sent()
     return True
 
 
@@ -231,7 +230,7 @@ def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
     row = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).values("config", "reference").first()
     if row is None or can_hold(row["config"], worker):
         return False
-    queued = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED, cancel_requested=False)
+    queued = LabRun.objects.filter(pk=run_id).waiting()
     try:
         connected = [vars(other) for other in heartbeats()]
     except redis.RedisError:  # who is connected is unknown: send it on rather than fail it
@@ -240,11 +239,11 @@ def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
         gpu_connected = any(other["device_class"] == "cuda" for other in connected)
         too_big = gpu_connected and lab_config.run_needs(row["config"]).gpu_size is not None
         error = ERROR_NO_WORKER_HOLDS_SIZE if too_big else ERROR_NO_GPU_WORKER
-        queued.update(status=LabRun.Status.FAILED, error=error, finished_at=timezone.now())
-    elif queued.update(enqueued_at=None):  # from here the dispatcher re-sends it if the broker refuses
+        queued.end(LabRun.Status.FAILED, error)
+    elif queued.unsent():  # from here the dispatcher re-sends it if the broker refuses
         logger.info("lab run %s passed on: this worker cannot hold it", run_id)
         lab_run_enqueue(run_id=run_id, low_priority=row["reference"])
-    lab_runs_end_cancelled_queued(run_id=run_id)  # a learner's cancel still ends it as cancelled
+    LabRun.objects.filter(pk=run_id).end_cancelled()  # a learner's cancel still ends it as cancelled
     return True
 
 
