@@ -2,12 +2,12 @@
 preset runs are public, other runs are their owner's, or anyone's who holds the share link.
 Also where a run stands in the queue: how many runs wait, and when a queued run should be done."""
 
-import math
 import statistics
 from dataclasses import dataclass
 from itertools import islice
 
 from django.db.models import Q, QuerySet, Subquery, prefetch_related_objects
+from django.utils import timezone
 
 from .models import LabRun
 from .workers import Worker, connected_workers
@@ -126,16 +126,33 @@ def queue_state() -> QueueState:
     return QueueState(workers=connected_workers(), waiting=LabRun.objects.filter(status=LabRun.Status.QUEUED).count())
 
 
-def queue_position(run: LabRun) -> int | None:
-    """1 for the next run a worker takes. Runs are dispatched in the order they were submitted,
+def _ahead(run: LabRun) -> Q:
+    """The runs a worker takes before this one: dispatched in the order they were submitted,
     learners' runs before the site's reference runs (sent at a lower priority)."""
-    if run.status != LabRun.Status.QUEUED:
-        return None
     earlier = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
     ahead = Q(reference=run.reference) & earlier
     if run.reference:
         ahead |= Q(reference=False)
-    return LabRun.objects.filter(ahead, status=LabRun.Status.QUEUED).count() + 1
+    return ahead
+
+
+def queue_position(run: LabRun) -> int | None:
+    """1 for the next run a worker takes."""
+    if run.status != LabRun.Status.QUEUED:
+        return None
+    return LabRun.objects.filter(_ahead(run), status=LabRun.Status.QUEUED).count() + 1
+
+
+def trainings_until(run: LabRun) -> int:
+    """The runs a worker will train before this queued one is done, itself included: one per setting
+    among the queued runs ahead. A run whose twin (same settings, seed and code) has finished or is
+    training by the time a worker claims it copies the result instead (labs.execution), which is what
+    a workshop does when a room presses "Run" on the same preset."""
+    trained = LabRun.objects.filter(
+        status__in=[LabRun.Status.SUCCEEDED, LabRun.Status.RUNNING], reused_from__isnull=True
+    ).values("fingerprint")
+    waiting = LabRun.objects.filter(_ahead(run) | Q(pk=run.pk), status=LabRun.Status.QUEUED)
+    return waiting.exclude(fingerprint__in=Subquery(trained)).values("fingerprint").distinct().count()
 
 
 def typical_run_seconds() -> float | None:
@@ -151,13 +168,21 @@ def typical_run_seconds() -> float | None:
     return statistics.median(seconds) if seconds else None
 
 
-def estimate_seconds(*, position: int | None, workers: int) -> float | None:
-    """Until a queued run is done: its turn comes after the runs ahead, shared among the workers.
-    None without one (a run not queued, no worker): the recent runs are read only for an estimate."""
-    if position is None or not workers:
+def estimate_seconds(run: LabRun, *, workers: int) -> float | None:
+    """Until a queued run should be done: what is left of the runs in training (a typical run's time
+    less what each has had) and a typical run's time for each training until this one's, shared among
+    the workers. None without one (a run not queued, no worker): the recent runs are read only for an
+    estimate."""
+    if run.status != LabRun.Status.QUEUED or not workers:
         return None
     typical = typical_run_seconds()
-    return None if typical is None else typical * math.ceil(position / workers)
+    if typical is None:
+        return None
+    now = timezone.now()
+    training = LabRun.objects.filter(status=LabRun.Status.RUNNING).exclude(started_at=None)
+    started = training.values_list("started_at", flat=True)
+    in_training = sum(max(0.0, typical - (now - at).total_seconds()) for at in started)
+    return (in_training + typical * trainings_until(run)) / workers
 
 
 def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
@@ -168,5 +193,5 @@ def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
         "position": position,
         "waiting": state.waiting,
         "workers_connected": len(state.workers),
-        "estimate_seconds": estimate_seconds(position=position, workers=len(state.workers)),
+        "estimate_seconds": estimate_seconds(run, workers=len(state.workers)),
     }

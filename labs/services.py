@@ -25,7 +25,7 @@ from labs.training.config import RunConfig, config_fingerprint, validate_config
 
 from .models import LabRun, LabRunCurveChunk
 from .presets import Preset
-from .selectors import estimate_seconds, queue_position, typical_run_seconds
+from .selectors import estimate_seconds, typical_run_seconds
 from .workers import lab_run_enqueue, published_workers
 
 logger = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
         return max(1, round(longest - elapsed)), False
     queued = [run for run in active if run.status == LabRun.Status.QUEUED]
     workers = len(published_workers())  # none when Redis does not answer
-    estimate = estimate_seconds(position=queue_position(queued[0]), workers=workers) if queued else None
+    estimate = estimate_seconds(queued[0], workers=workers) if queued else None
     return (max(1, round(estimate)), True) if estimate is not None else (longest, False)
 
 

@@ -40,13 +40,51 @@ def test_runs_submitted_at_the_same_instant_are_ordered_by_id(make_run, learner)
     assert (selectors.queue_position(first), selectors.queue_position(second)) == (1, 2)
 
 
-def test_the_estimate_is_the_median_run_time_times_the_rounds_ahead(finished_in):
+def queued(make_run, learner, seed: int) -> LabRun:
+    """A queued run of its own settings (the seed makes them differ)."""
+    return make_run(learner, config={"seed": seed})
+
+
+def test_the_estimate_is_the_median_run_time_for_each_run_to_train_shared_among_the_workers(
+    finished_in, make_run, learner
+):
     for seconds in (30, 60, 600):
-        finished_in(seconds)
+        finished_in(seconds, config={"seed": 100 + seconds})
     assert selectors.typical_run_seconds() == 60
-    assert selectors.estimate_seconds(position=1, workers=1) == 60
-    assert selectors.estimate_seconds(position=3, workers=1) == 180
-    assert selectors.estimate_seconds(position=3, workers=2) == 120
+    first, _second, third = (queued(make_run, learner, seed) for seed in (1, 2, 3))
+    assert selectors.estimate_seconds(first, workers=1) == 60
+    assert selectors.estimate_seconds(third, workers=1) == 180
+    assert selectors.estimate_seconds(third, workers=2) == 90
+
+
+def test_runs_ahead_with_the_same_settings_are_trained_once(finished_in, make_run, learner, other_learner):
+    """A room presses "Run" on one preset: the first of the identical runs trains, and each of the
+    others copies its result when a worker claims it (labs.execution). Counting each as a run to
+    train told the last learner to wait forty times too long."""
+    finished_in(60, config={"seed": 100})
+    for _ in range(40):
+        make_run(other_learner, config={"seed": 7})  # forty learners, one preset run
+    mine = queued(make_run, learner, 8)
+    assert selectors.queue_position(mine) == 41
+    assert selectors.trainings_until(mine) == 2
+    assert selectors.estimate_seconds(mine, workers=1) == 120
+
+
+def test_runs_whose_twin_has_finished_or_is_training_wait_for_nothing(finished_in, make_run, learner, other_learner):
+    original = finished_in(60, config={"seed": 7})
+    make_run(other_learner, config={"seed": 7})  # queued while the original trained: it will copy it
+    make_run(other_learner, config={"seed": 9}, status=LabRun.Status.RUNNING, started_at=original.finished_at)
+    make_run(other_learner, config={"seed": 9})  # its twin is training
+    mine = queued(make_run, learner, 8)
+    assert selectors.trainings_until(mine) == 1
+
+
+def test_a_run_in_training_adds_what_is_left_of_its_typical_time(finished_in, make_run, learner, other_learner):
+    finished_in(60, config={"seed": 100})
+    started = timezone.now() - timedelta(seconds=45)
+    make_run(other_learner, config={"seed": 5}, status=LabRun.Status.RUNNING, started_at=started)
+    estimate = selectors.estimate_seconds(queued(make_run, learner, 8), workers=1)
+    assert 60 + 14 <= estimate <= 60 + 15  # about 15 s left of the one training, then this one's 60
 
 
 def test_reused_results_do_not_count_in_the_estimate(finished_in):
@@ -55,10 +93,11 @@ def test_reused_results_do_not_count_in_the_estimate(finished_in):
     assert selectors.typical_run_seconds() == 100
 
 
-def test_there_is_no_estimate_without_a_worker_or_without_finished_runs(finished_in, db):
-    assert selectors.estimate_seconds(position=1, workers=1) is None
-    finished_in(60)
-    assert selectors.estimate_seconds(position=1, workers=0) is None
+def test_there_is_no_estimate_without_a_worker_or_without_finished_runs(finished_in, make_run, learner):
+    run = queued(make_run, learner, 1)
+    assert selectors.estimate_seconds(run, workers=1) is None
+    finished_in(60, config={"seed": 2})
+    assert selectors.estimate_seconds(run, workers=0) is None
 
 
 def test_the_recent_runs_are_read_only_for_a_queued_run_that_a_worker_will_take(
@@ -74,7 +113,7 @@ def test_the_recent_runs_are_read_only_for_a_queued_run_that_a_worker_will_take(
     with CaptureQueriesContext(connection) as captured:
         assert learner_client.get(reverse("labs:run", args=[run.pk])).status_code == 200
     assert not any('"reused_from_id" IS NULL' in query["sql"] for query in captured.captured_queries)
-    assert selectors.estimate_seconds(position=None, workers=1) is None
+    assert selectors.estimate_seconds(run, workers=1) is None
 
 
 def test_estimate_text_says_minutes():
@@ -125,7 +164,7 @@ def test_a_queued_run_page_says_its_position_and_that_no_worker_is_connected(lea
 
 @pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_a_queued_run_page_gives_an_estimate_when_a_worker_is_connected(learner_client, make_run, learner, finished_in):
-    finished_in(120)
+    finished_in(120, config={"seed": 120})
     workers.worker_publish(name="w@host", device="cpu")
     run = make_run(learner)
     page = learner_client.get(f"/en/labs/runs/{run.pk}/").content.decode()
@@ -144,10 +183,10 @@ def test_the_queue_panel_is_translated(learner_client, make_run, learner):
 
 @pytest.mark.integration  # reads the heartbeats or the broker queues back from Redis
 def test_the_api_gives_a_queue_block_on_a_run(learner_client, make_run, learner, finished_in):
-    finished_in(90)
+    finished_in(90, config={"seed": 90})
     workers.worker_publish(name="w@host", device="cpu")
-    make_run(learner)
-    run = make_run(learner)
+    make_run(learner, config={"seed": 1})
+    run = make_run(learner, config={"seed": 2})  # other settings: both train
     body = learner_client.get(f"/api/labs/runs/{run.pk}").json()
     assert body["queue"] == {"position": 2, "waiting": 2, "workers_connected": 1, "estimate_seconds": 180}
 
