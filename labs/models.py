@@ -16,6 +16,9 @@ def new_share_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+START_OVER = {"done_steps": 0, "curve": [], "validation": [], "error": ""}  # a claim's, and a restart's
+
+
 class LabRunQuerySet(models.QuerySet):
     """A run's life as named transitions, which the services call. Each is one conditional UPDATE of
     the rows of this queryset still in the state it starts from, and says how many changed: 0 when
@@ -33,18 +36,8 @@ class LabRunQuerySet(models.QuerySet):
     def claim(self, *, worker: str) -> int:
         """queued -> running, under a new claim: a run starts over (a dead worker's attempt counted)."""
         now = timezone.now()
-        return self.waiting().update(
-            status=LabRun.Status.RUNNING,
-            claim=uuid.uuid4(),
-            attempts=F("attempts") + 1,
-            worker=worker[:200],
-            started_at=now,
-            heartbeat_at=now,
-            done_steps=0,
-            curve=[],
-            validation=[],
-            error="",
-        )
+        mine = {"claim": uuid.uuid4(), "attempts": F("attempts") + 1, "worker": worker[:200], "started_at": now}
+        return self.waiting().update(status=LabRun.Status.RUNNING, heartbeat_at=now, **mine, **START_OVER)
 
     def sent(self) -> int:
         """The broker has the queued run's message."""
@@ -78,25 +71,10 @@ class LabRunQuerySet(models.QuerySet):
     def restart(self) -> int:
         """-> queued from scratch, with a fresh budget of attempts (an admin's action). Not a queued
         run, nor one its learner asked to cancel: the learner's cancel wins."""
-        return (
-            self.filter(cancel_requested=False)
-            .exclude(status=LabRun.Status.QUEUED)
-            .update(
-                status=LabRun.Status.QUEUED,
-                attempts=0,
-                error="",
-                enqueued_at=None,
-                done_steps=0,
-                curve=[],
-                validation=[],
-                metrics={},
-                worker="",
-                started_at=None,
-                heartbeat_at=None,
-                finished_at=None,
-                reused_from=None,
-            )
-        )
+        fresh = {"attempts": 0, "enqueued_at": None, "metrics": {}, "reused_from": None, "worker": "", **START_OVER}
+        unclaimed = {"started_at": None, "heartbeat_at": None, "finished_at": None}
+        queued_again = self.filter(cancel_requested=False).exclude(status=LabRun.Status.QUEUED)
+        return queued_again.update(status=LabRun.Status.QUEUED, **fresh, **unclaimed)
 
 
 class LabRun(models.Model):
