@@ -226,8 +226,16 @@ class Browser:
         )
 
 
-def site_env(*, state_dir: Path, redis_url: str, port: int, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Production settings from the environment, as an operator would set them (see README)."""
+def site_env(
+    *,
+    state_dir: Path,
+    redis_url: str,
+    port: int,
+    extra: dict[str, str] | None = None,
+    limits: dict[str, str] = HIGH_LIMITS,
+) -> dict[str, str]:
+    """Production settings from the environment, as an operator would set them (see README); `limits`:
+    the rates set (HIGH_LIMITS by default; {} keeps the site's own, as bench/workshop.py does)."""
     env = {k: v for k, v in os.environ.items() if k not in _FOREIGN}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -240,7 +248,7 @@ def site_env(*, state_dir: Path, redis_url: str, port: int, extra: dict[str, str
         REDIS_URL=redis_url,
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
-        **HIGH_LIMITS,
+        **limits,
     )
     env.update(extra or {})
     return env
@@ -264,7 +272,11 @@ def _redis_binary() -> str:
 
 @contextmanager
 def running_site(
-    *, workers: int = 2, extra_env: dict[str, str] | None = None, state_from: Path | None = None
+    *,
+    workers: int = 2,
+    extra_env: dict[str, str] | None = None,
+    state_from: Path | None = None,
+    limits: dict[str, str] = HIGH_LIMITS,
 ) -> Iterator[Site]:
     """The site under gunicorn (sync workers) with its own Redis and SQLite database; with
     `state_from`, a copy of what the run command left in that STATE_DIR (see copy_state)."""
@@ -275,7 +287,7 @@ def running_site(
             copy_state(state_from, state_dir)
         redis_url = _start_redis(processes, state_dir)
         web_port = free_port()
-        env = site_env(state_dir=state_dir, redis_url=redis_url, port=web_port, extra=extra_env)
+        env = site_env(state_dir=state_dir, redis_url=redis_url, port=web_port, extra=extra_env, limits=limits)
         seed = _prepare(env)
         log = state_dir / "gunicorn.log"
         command = [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{web_port}"]

@@ -7,6 +7,7 @@ the set-up.
     .venv/bin/python bench/report.py [--quick] [--out docs/PERFORMANCE.md]
     .venv/bin/python bench/report.py --lighthouse-only   # Lighthouse again, the rest of the file kept
     .venv/bin/python bench/report.py --signed-in-only    # the signed-in pages again, the rest kept
+    .venv/bin/python bench/report.py --workshop-only     # the short workshop again, the rest kept
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 from harness import machine_description  # noqa: E402
+from workshop import WORKSHOP_TITLE, markdown_section  # noqa: E402
 
 # name: (script, options). Full settings for `make bench`, and tiny ones to try the report itself.
 FULL = {
@@ -41,6 +43,8 @@ FULL = {
     "data_parallel": ("data_parallel", ["--processes", "2", "--rounds", "5", "--steps", "100"]),
     "gpu_check": ("gpu_check", ["--cpu"]),
     "lighthouse": ("lighthouse", ["--runs", "3"]),
+    # The short workshop; the full one (100 learners, 15 min, SQLite and PostgreSQL) is in docs/SCALING.md.
+    "workshop": ("workshop", ["--learners", "30", "--duration", "240", "--think-scale", "0.2"]),
 }
 QUICK = {
     "load": ("load", ["--duration", "2", "--rounds", "2", "--connections", "4"]),
@@ -57,6 +61,7 @@ QUICK = {
         "lighthouse",
         ["--runs", "1", "--languages", "en", "--pages", "guide what-is-gradient-accumulation"],
     ),
+    "workshop": ("workshop", ["--learners", "3", "--duration", "30", "--think-scale", "0.02"]),
 }
 
 
@@ -71,6 +76,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--signed-in-only",
         action="store_true",
         help="run only the signed-in load test and replace its section of --out",
+    )
+    parser.add_argument(
+        "--workshop-only", action="store_true", help="run only the short workshop and replace its section of --out"
     )
     return parser.parse_args(argv)
 
@@ -580,6 +588,14 @@ def _site_state(site: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def workshop_section(result: dict[str, Any]) -> list[str]:
+    """bench/workshop.py's short version; the full runs and the capacity plan are in docs/SCALING.md."""
+    command = "bench/workshop.py " + " ".join(FULL["workshop"][1])
+    lines = markdown_section(result, command)
+    return [*lines, "The full run (100 learners, 15 minutes, SQLite then PostgreSQL) and the capacity plan: "
+            "[SCALING.md](SCALING.md).", ""]  # fmt: skip
+
+
 def replace_section(text: str, title: str, section: list[str]) -> str:
     """`text` with the section headed `title` (up to the next `## ` heading) replaced, or added at the end."""
     lines = text.rstrip("\n").split("\n")
@@ -606,6 +622,8 @@ def main(argv: list[str] | None = None) -> int:
         return one_section_only(args.out, "lighthouse", LIGHTHOUSE_TITLE, lighthouse_section)
     if args.signed_in_only:
         return one_section_only(args.out, "load_signed_in", SIGNED_IN_TITLE, signed_in_section)
+    if args.workshop_only:
+        return one_section_only(args.out, "workshop", WORKSHOP_TITLE, workshop_section)
     settings = QUICK if args.quick else FULL
     results, seconds = {}, {}
     with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
@@ -635,6 +653,7 @@ def main(argv: list[str] | None = None) -> int:
         *data_parallel_section(results["data_parallel"]),
         *gpu_check_section(results["gpu_check"]),
         *lighthouse_section(results["lighthouse"]),
+        *workshop_section(results["workshop"]),
     ]
     if args.quick:
         lines.insert(2, "**Quick settings (`--quick`): these figures only show that the benchmarks run.**\n")
