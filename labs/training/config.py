@@ -346,7 +346,7 @@ def validate_config(data: Any, limits: Limits = CPU_ONLY) -> tuple[RunConfig | N
                 errors.setdefault(field, []).append(problem)
         if errors:
             return None, errors
-        config = RunConfig(**values)
+        config = RunConfig.model_construct(**values)  # parsed, and the rules checked above: no second pass
         refused = refusals(config, limits)
         return (None, refused) if refused else (config, {})
     except Exception:
