@@ -83,6 +83,7 @@ class StaticAndMediaMiddleware(_OneByteRanges, WhiteNoiseMiddleware):
             max_age=self.max_age,
             allow_all_origins=self.allow_all_origins,
             add_headers_function=self.add_headers_function,
+            mimetypes={".epub": "application/epub+zip"},  # the course's books (course/book.py)
         )
 
     def __call__(self, request: HttpRequest) -> HttpResponse:

@@ -37,6 +37,9 @@ class FigureProvider(Protocol):
         With the page's request, the figure may follow its query string (a learner's choice in an
         explorable figure, which a shared link carries) and who is signed in."""
 
+    def render_static(self, preset: str, name: str, language: str) -> str:
+        """The same figure for print (the course's books): no part to click, pick or predict."""
+
     def state(self) -> str:
         """Changes whenever some figure would be drawn differently."""
 
@@ -87,6 +90,16 @@ def fill_figures(body_html: str, language: str, request: HttpRequest | None = No
     def figure(match: re.Match) -> str:
         preset, name = match.groups()
         return "".join(provider.render(preset, name, language, request) for provider in _providers)
+
+    return PLACEHOLDER_RE.sub(figure, body_html)
+
+
+def fill_static_figures(body_html: str, language: str) -> str:
+    """The stored HTML with every placeholder replaced by its figure as printed (course/book.py)."""
+
+    def figure(match: re.Match) -> str:
+        preset, name = match.groups()
+        return "".join(provider.render_static(preset, name, language) for provider in _providers)
 
     return PLACEHOLDER_RE.sub(figure, body_html)
 

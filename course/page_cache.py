@@ -47,6 +47,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from redis import RedisError
 
+from .book import books_state
 from .figures import figures_state
 from .models import Guide, GuidePage
 from .narration_status import recording
@@ -73,8 +74,8 @@ def content_hash() -> str:
     # Figures drawn into the guides from other apps' data (course/figures.py) count as content, and
     # so does whether the narration is being recorded (a page without its audio yet says so), and
     # where the Colab and discussion links point (set after pages were cached, they show within
-    # HASH_TIMEOUT of a restart).
-    state = f"{figures_state()}|recording={recording()}|links={settings_state()}"
+    # HASH_TIMEOUT of a restart), and which books are written (the course page links them).
+    state = f"{figures_state()}|recording={recording()}|links={settings_state()}|books={books_state()}"
     return hashlib.sha256((repr(list(rows)) + state).encode()).hexdigest()[:32]
 
 

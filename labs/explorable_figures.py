@@ -329,6 +329,11 @@ class ExplorableFigures(ReferenceFigures):
             draw = partial(render_panel, preset, name, request.GET, request, request.path)
             return draw() if key is None else cached(key, draw, PANEL_TIMEOUT)
 
+    def render_static(self, preset: str, name: str, language: str) -> str:
+        """The figure with every run, nothing to pick or predict: as the course's books print it
+        (course/book.py)."""
+        return super().render(preset, name, language)
+
 
 explorable_figures = ExplorableFigures()
 
