@@ -12,6 +12,7 @@ urlpatterns = [
     path("", course_views.language_redirect, name="root"),
     path("healthz", views.health, name="health"),
     path("ping", views.ping, name="ping"),
+    path("sw.js", course_views.service_worker, name="service_worker"),  # at the root: its scope is the site
     # Staff can revoke certificates: their log-in has the learners' limits (before admin's own route).
     path("admin/login/", login_rate_limited(admin.site.login)),
     path("admin/", admin.site.urls),

@@ -16,4 +16,6 @@ urlpatterns = [
     path("newsletter/unsubscribe/<str:token>/", views.newsletter_unsubscribe, name="newsletter_unsubscribe"),
     path("support/", views.support, name="support"),
     path("csrf-token/", views.csrf_token, name="csrf_token"),
+    path("manifest.webmanifest", views.web_manifest, name="manifest"),
+    path("offline/", views.offline_page, name="offline"),
 ]

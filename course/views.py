@@ -1,3 +1,4 @@
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -8,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language, get_language_from_request
@@ -21,10 +23,10 @@ from config.htmx import vary_on_htmx, wants_fragment
 from config.origin import same_site_posts_only
 from config.ratelimit import rate_limit
 
-from . import narration_status, notebooks, outside_links, services, study_plan
+from . import book, narration_status, notebooks, offline, outside_links, services, study_plan
 from .forms import NewsletterForm
 from .models import GuidePage
-from .page_cache import content_version, public_page
+from .page_cache import content_hash, content_version, public_page
 from .progress import progress_of
 from .search import query_terms, search_guides, searched_as
 from .versions import tested_with_text
@@ -112,6 +114,7 @@ def course_overview(request: HttpRequest) -> HttpResponse:
     progress = progress_of(request.user, request.session, [item.page for item in plan])
     context = {
         "plan": plan,
+        "offline": SimpleLazyObject(lambda: offline.offline_bundle([item.page for item in plan], language)),
         "progress": progress if progress.started else None,
         "steps": {step.page.guide.slug: step for step in progress.steps},
         "total_hours": study_plan.total_hours(plan),
@@ -119,6 +122,7 @@ def course_overview(request: HttpRequest) -> HttpResponse:
         "assumptions": study_plan.assumptions(),
         "exam": study_plan.exam_rules(),
         "tested_with": tested_with_text(),
+        "book": book.current_book(language),
     }
     return TemplateResponse(request, "course/overview.html", context)
 
@@ -148,6 +152,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "content_version": version,
         "fragment_timeout": FRAGMENT_TIMEOUT,
         "narration_recording": narration_status.recording,  # called on a miss only
+        "offline": SimpleLazyObject(lambda: offline.offline_bundle(_course_pages(language, version), language)),
     }
     return TemplateResponse(request, "course/guide_detail.html", context)
 
@@ -237,3 +242,58 @@ def csrf_token(request: HttpRequest) -> JsonResponse:
     """The visitor's CSRF token (and its cookie), fetched by a form on a page cached for every
     visitor when it is sent (static/js/site.js, data-csrf-from): such a page cannot carry one."""
     return JsonResponse({"token": get_token(request)})
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker (offline reading, course/offline.py), at the site's root so that its scope
+    is every page. Its text carries the content hash: a content change is a new worker."""
+    config = offline.worker_config(content_version() or content_hash())
+    response = render(request, "course/service_worker.js", {"config": json.dumps(config)})
+    response["Content-Type"] = "text/javascript; charset=utf-8"
+    response["Cache-Control"] = "no-cache"  # browsers ask for it again at each check for an update
+    response["Service-Worker-Allowed"] = "/"
+    return response
+
+
+@require_GET
+def web_manifest(request: HttpRequest) -> HttpResponse:
+    """The web app manifest in the page's language: the course installs as an app that opens on its
+    home page in that language."""
+    manifest = {
+        "name": _("Gradient Accumulation Course"),
+        "short_name": _("Gradient Accumulation"),
+        "description": _(
+            "Learn gradient accumulation properly: guides, quizzes with a verifiable certificate, and labs that "
+            "run real training."
+        ),
+        "lang": get_language(),
+        "dir": "ltr",
+        "id": "/",
+        "start_url": reverse("course:home"),
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "theme_color": "#1f4e8c",
+        "icons": [
+            {"src": static("img/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+            {"src": static("img/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+            {
+                "src": static("img/icon-maskable-512.png"),
+                "sizes": "512x512",
+                "type": "image/png",
+                "purpose": "maskable",
+            },  # noqa: E501
+            {"src": static("img/favicon.svg"), "sizes": "any", "type": "image/svg+xml"},
+        ],
+    }
+    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False})
+    response["Content-Type"] = "application/manifest+json"
+    return response
+
+
+@require_GET
+def offline_page(request: HttpRequest) -> HttpResponse:
+    """What the service worker shows, offline, for a page that needs the server (a quiz, a lab, the
+    dashboard) or one not saved on this device."""
+    return render(request, "course/offline.html")

@@ -216,7 +216,81 @@
       .then(function (data) { field.value = data.token; form.submit(); });
   });
 
-  document.addEventListener("DOMContentLoaded", function () { enhance(document.body); });
+  // Offline reading (templates/course/service_worker.js). The worker is registered once the page
+  // has loaded and the browser is idle, so it costs the page's first paint nothing.
+  function registerWorker() {
+    var script = document.querySelector("script[data-service-worker]");
+    var url = script && script.dataset.serviceWorker;
+    if (!url || !("serviceWorker" in navigator)) return Promise.reject(new Error("no service worker"));
+    return navigator.serviceWorker.register(url, { scope: "/" });
+  }
+  // A guide opened before the worker was there (the first visit) is kept as the next ones will be.
+  function keepThisPage() {
+    if (navigator.serviceWorker.controller || !document.querySelector("[data-offline-save]")) return;
+    navigator.serviceWorker.ready.then(function (registration) {
+      registration.active.postMessage({ type: "save-for-offline", pages: [location.pathname], narration: [] });
+    });
+  }
+  window.addEventListener("load", function () {
+    var register = function () { registerWorker().then(keepThisPage).catch(function () {}); };
+    if ("requestIdleCallback" in window) window.requestIdleCallback(register, { timeout: 5000 });
+    else window.setTimeout(register, 2000);
+  });
+
+  // The quiet mark on a page read from the store (the worker marks the body) or while offline.
+  function showOfflineMark() {
+    var mark = document.getElementById("offline-mark");
+    if (mark) mark.hidden = !(document.body.hasAttribute("data-from-store") || navigator.onLine === false);
+  }
+  window.addEventListener("online", showOfflineMark);
+  window.addEventListener("offline", showOfflineMark);
+
+  function megabytes(box, bytes) { // binary megabytes, as Django's filesizeformat says the narration's size
+    var number = new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 1 });
+    return box.dataset.megabytes.replace("{n}", number.format(Math.max(bytes / 1048576, 0.1)));
+  }
+
+  // "Save for offline": the worker stores the guides (and the narration, when asked) and says how
+  // many bytes it stored.
+  function setupOfflineSave(root) {
+    root.querySelectorAll("[data-offline-save]").forEach(function (box) {
+      if (box.dataset.ready || !("serviceWorker" in navigator) || !window.MessageChannel) return;
+      box.dataset.ready = "1";
+      box.hidden = false;
+      var button = box.querySelector("[data-offline-button]");
+      var status = box.querySelector("[data-offline-status]");
+      var narration = box.querySelector("[data-offline-narration]");
+      button.addEventListener("click", function () {
+        button.disabled = true;
+        status.textContent = box.dataset.saving;
+        var message = {
+          type: "save-for-offline",
+          pages: JSON.parse(box.dataset.pages),
+          narration: narration && narration.checked ? JSON.parse(box.dataset.narration) : [],
+        };
+        registerWorker().then(function () { return navigator.serviceWorker.ready; }).then(function (registration) {
+          return new Promise(function (resolve, reject) {
+            var channel = new MessageChannel();
+            channel.port1.onmessage = function (event) {
+              if (event.data.ok) resolve(event.data.bytes); else reject(new Error(event.data.error));
+            };
+            registration.active.postMessage(message, [channel.port2]);
+          });
+        }).then(function (bytes) {
+          status.textContent = box.dataset.saved.replace("{size}", megabytes(box, bytes));
+          box.dataset.savedBytes = String(bytes);
+        }, function () {
+          status.textContent = box.dataset.failed;
+        }).then(function () { button.disabled = false; });
+      });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    showOfflineMark();
+    setupOfflineSave(document.body);
+    enhance(document.body);
+  });
   document.addEventListener("htmx:afterSwap", function (event) { enhance(event.target); });
   window.courseSite = { enhance: enhance };
 })();
