@@ -12,9 +12,9 @@ from labs.training.problems import Problem
 # What a browser sends with the form besides the settings.
 NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})
 
-# The trainer's rules across settings as the form says them. The API's messages (labs.training.config,
-# labs.workers) name its fields (accumulation_steps, "set processes to 1"); a learner filling in the
-# form reads its labels. The parameters are the API message's own.
+# The trainer's rules across settings as the form says them. The API's messages (labs.training.config)
+# name its fields (accumulation_steps, "set processes to 1"); a learner filling in the form reads its
+# labels. The parameters are the API message's own.
 FORM_WORDING = {
     lab_config.N_SPLITS_BATCH: _(
         "Accumulation steps (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
