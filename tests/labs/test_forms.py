@@ -6,6 +6,7 @@ import pytest
 from django.utils import translation
 from django.utils.translation import gettext
 
+from labs.forms import RunForm
 from labs.training import config as lab_config
 from tests.factories import run_form
 
@@ -91,3 +92,21 @@ def test_the_forms_messages_name_the_settings_by_their_labels_not_the_apis_names
         assert not set(messages) & set(english), messages
     # Nor "size small", "precision bf16": the API's name=value, not a sentence.
     assert not [m for m in messages for name, value in changes.items() if f"{name} {value}" in m], messages
+
+
+def test_building_and_checking_the_form_or_an_api_body_reads_no_heartbeats(monkeypatch):
+    """The view reads the connected workers once and passes their limits in: the form and the body
+    schema never scan Redis themselves."""
+    from labs.schemas import LabRunSettings
+
+    def scanned():
+        raise AssertionError("the worker heartbeats were read")
+
+    monkeypatch.setattr("labs.workers.heartbeats", scanned)
+    monkeypatch.setattr("labs.workers.published_workers", scanned)
+    gpu = lab_config.Limits("cuda", lab_config.SIZE_NAMES, 2, ("cuda",))
+    form = RunForm(post(task="guides-lm", size="medium", processes=2), limits=gpu)
+    assert form.is_valid(), form.errors
+    assert RunForm(post(task="guides-lm", size="medium"), limits=lab_config.Limits()).errors["size"]
+    body = LabRunSettings.model_validate({**lab_config.DEFAULT_CONFIG, "steps": "150"})
+    assert body.steps == 150
