@@ -107,3 +107,81 @@ def test_saved_guides_read_offline_a_quiz_needs_a_connection_and_a_sync_replaces
     page.goto(saved_url)  # online: from the network, unmarked
     expect(page.locator("#guide-body")).to_contain_text(NEW_SENTENCE)
     expect(page.locator("#offline-mark")).to_be_hidden()
+
+
+NARRATED = "normalization-and-accumulation"
+NARRATION_CACHE = "async () => (await (await caches.open('course-narration')).keys()).map((r) => r.url)"
+
+
+@pytest.fixture
+def narrated(course_site, settings):
+    """Real espeak-ng recordings of one French guide (its section titles only: a second each)."""
+    from course import narration
+    from course.models import GuidePage
+    from course.services import narration_record, narration_sections, narration_store
+
+    page = GuidePage.objects.select_related("guide").get(guide__slug=NARRATED, language="fr")
+    sections = narration_sections(page)
+    full = settings.NARRATION_DIR / f"{NARRATED}.fr.offline-test.ogg"
+    summary = settings.NARRATION_DIR / f"{NARRATED}.fr.offline-test-summary.ogg"
+    marks = narration.synthesize_chapters([s["title"] for s in sections], "fr", full)
+    chapters = [
+        {"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in zip(sections, marks, strict=False)
+    ]
+    narration.write_chapters_vtt(chapters, marks[-1], full.with_suffix(".vtt"))
+    narration_record(page, full.name, marks[-1], chapters)
+    seconds = narration.synthesize(page.title, "fr", summary)
+    narration_store(page, {"summary_audio_file": summary.name, "summary_audio_seconds": seconds})
+    yield page
+    for file in (full, full.with_suffix(".vtt"), summary):
+        file.unlink(missing_ok=True)
+
+
+def test_narration_is_stored_only_when_asked_and_then_plays_offline(new_page, live_server, narrated):
+    page = new_page()
+    page.goto(f"{live_server.url}/fr/course/")
+    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    save = page.locator("[data-offline-save]")
+    status = save.locator("[data-offline-status]")
+    button = save.get_by_role("button", name="Enregistrer pour lire hors ligne")
+
+    button.click()  # the guides only
+    expect(status).to_contain_text("Enregistrés pour la lecture hors ligne", timeout=60_000)
+    guides_only = int(save.get_attribute("data-saved-bytes"))
+    assert page.evaluate(NARRATION_CACHE) == []
+
+    checkbox = save.get_by_role("checkbox")
+    expect(checkbox.locator("xpath=..")).to_contain_text("Enregistrer aussi la version audio (")
+    checkbox.check()
+    status.evaluate("node => { node.textContent = ''; }")
+    button.click()
+    expect(status).to_contain_text("Enregistrés pour la lecture hors ligne", timeout=60_000)
+    stored = sorted(url.rsplit("/", 1)[1] for url in page.evaluate(NARRATION_CACHE))
+    assert stored == sorted(
+        [narrated.narration_file, narrated.narration_file.removesuffix(".ogg") + ".vtt", narrated.summary_audio_file]
+    )
+    assert int(save.get_attribute("data-saved-bytes")) > guides_only
+
+    page.context.set_offline(True)
+    page.goto(f"{live_server.url}/fr/guides/{NARRATED}/")
+    expect(page.locator("#offline-mark")).to_be_visible()
+    audio = page.locator("#narration-full")
+    duration = audio.evaluate(
+        """audio => new Promise(resolve => {
+            audio.addEventListener('loadedmetadata', () => resolve(audio.duration), {once: true});
+            audio.addEventListener('error', () => resolve('error ' + audio.error.code), {once: true});
+            audio.muted = true;
+            audio.play().then(() => audio.pause());
+        })"""
+    )
+    assert duration == pytest.approx(narrated.narration_seconds, abs=0.5)  # read from the store, offline
+    target = round(duration - 0.6, 1)
+    landed = audio.evaluate(
+        """(audio, target) => new Promise(resolve => {
+            audio.addEventListener('seeked', () => resolve(audio.currentTime), {once: true});
+            audio.currentTime = target;
+        })""",
+        target,
+    )
+    assert landed == pytest.approx(target, abs=0.05)  # seeking: byte ranges answered from the store
+    page.context.set_offline(False)
