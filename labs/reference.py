@@ -9,7 +9,7 @@ trains them again. Until the new sweep has finished, pages show the last complet
 the code version it came from.
 
 Reference runs are sent to the broker at a lower priority than learners' runs (see
-`services.lab_run_enqueue`): a learner never waits behind the site's own sweeps.
+`workers.lab_run_enqueue`): a learner never waits behind the site's own sweeps.
 """
 
 import logging

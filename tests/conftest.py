@@ -4,6 +4,7 @@ them a local-memory cache and an in-memory broker (tests/unit_settings.py)."""
 
 import copy
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from tests import factories
+from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -200,15 +202,15 @@ class WorkerProcess:
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def ready() -> bool:
             if self.process.poll() is not None:
                 raise RuntimeError(f"worker exited early:\n{self.log_path.read_text()[-3000:]}")
             log = self.log_path.read_bytes()[began:]
-            if b"ready." in log and b"ready to train" in log:
-                return self
-            time.sleep(0.2)
-        raise RuntimeError(f"worker not ready after {timeout}s:\n{self.log_path.read_text()[-3000:]}")
+            return b"ready." in log and b"ready to train" in log
+
+        wait_for(ready, timeout, f"the worker to be ready (its log: {self.log_path})")
+        return self
 
     def kill_hard(self) -> None:
         """SIGKILL the whole worker (parent and pool children), like a machine dying."""
@@ -293,33 +295,18 @@ def guides_synced_for_module(django_db_setup, django_db_blocker):
         transaction.set_rollback(True)
 
 
-# Whole files that start processes (Celery workers, servers, Chromium) are the longest; these
-# folders' (real runs, benchmarks, training) the longest of all.
-LONG_FILES_MARKERS = ("integration", "browser")
-LONGEST_FOLDERS = ("faults", "bench", "training")
-LONGEST_FILES = ("test_notebooks.py",)  # every guide's notebook executed, in three languages
+# Tests that train models or execute guide code, notebooks, speech synthesis or benchmarks are marked
+# `slow` by their module (`pytestmark`), so `make unit` (bin/unit) can leave them out; `make test`
+# runs them. bin/unit does not even import them (importing them loads torch): it reads the mark.
+SLOW_MODULE = re.compile(r"^pytestmark = .*\bpytest\.mark\.slow\b", re.MULTILINE)
 
 
-# Tests that train models or execute guide code, notebooks, speech synthesis or benchmarks: marked
-# `slow` as they are collected, so `make unit` (bin/unit) can leave them out; `make test` runs them.
-SLOW_FOLDERS = ("faults", "bench", "training", "fuzz")
-SLOW_FILES = (
-    "test_notebooks.py",
-    "test_runnable_code.py",
-    "test_framework_tabs.py",
-    "test_claims.py",
-    "test_execution.py",
-    "test_narration.py",
-)
-
-
-def is_slow_file(path: Path) -> bool:
-    return path.parent.name in SLOW_FOLDERS or path.name in SLOW_FILES
-
-
-def pytest_itemcollected(item):
-    if is_slow_file(item.path):
-        item.add_marker(pytest.mark.slow)
+def declares_slow(path: Path) -> bool:
+    """A test module whose pytestmark has `slow`, or a folder of nothing else (read, never imported)."""
+    if path.is_dir():
+        inside = [p for p in path.iterdir() if (p.is_dir() and p.name != "__pycache__") or p.name.startswith("test_")]
+        return bool(inside) and all(declares_slow(p) for p in inside)
+    return path.name.startswith("test_") and path.suffix == ".py" and bool(SLOW_MODULE.search(path.read_text()))
 
 
 def pytest_addoption(parser):
@@ -331,21 +318,21 @@ def pytest_addoption(parser):
 
 
 def pytest_ignore_collect(collection_path, config):
-    if config.getoption("no_slow_files") and (collection_path.name in SLOW_FOLDERS or is_slow_file(collection_path)):
+    if config.getoption("no_slow_files") and declares_slow(collection_path):
         return True
     return None
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-django's ordering, whose order within each group it keeps
 def pytest_collection_modifyitems(config, items):
-    """The longest files first (bin/test hands whole files to two processes in this order): the short
-    ones left at the end then even out the two processes' finishing times."""
-    long_files = {item.path for item in items if any(item.get_closest_marker(m) for m in LONG_FILES_MARKERS)}
+    """The longest files first (bin/test hands whole files to two processes in this order): the slow
+    ones, then those that start processes (Celery workers, servers, Chromium); the short ones left at
+    the end then even out the two processes' finishing times."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    long_files = {item.path for item in items if any(item.get_closest_marker(m) for m in ("integration", "browser"))}
 
     def rank(item) -> int:
-        if item.path.parent.name in LONGEST_FOLDERS or item.path.name in LONGEST_FILES:
-            return 0
-        return 1 if item.path in long_files else 2
+        return 0 if item.path in slow_files else 1 if item.path in long_files else 2
 
     items.sort(key=rank)  # stable: the order is kept within each rank
 

@@ -1,6 +1,6 @@
 """A training process made ready before its first run (plain PyTorch, no Django).
 
-The worker's pool child calls this when it starts (labs.pool_child), so the first run after a
+The worker's pool child calls this when it starts (labs.workers.pool_child_prepare), so the first run after a
 worker starts pays neither torch's import nor CUDA's start-up, and CUDA starts in the process that
 trains, never in one that forks it.
 """

@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from report import FULL, data_parallel_section  # noqa: E402
+
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
 
 STEPS, N = 2, 2  # two steps: the lab's measured first window and an ordinary one
 

@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from report import FULL, gpu_check_section  # noqa: E402
+
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
 
 
 def test_the_gpu_check_runs_on_the_cpu_and_fp32_accumulation_matches_the_full_batch(tmp_path):

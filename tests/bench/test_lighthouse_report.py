@@ -12,6 +12,8 @@ import pytest  # noqa: E402
 from lighthouse import CATEGORIES, in_language, median_of, summarize  # noqa: E402
 from report import LIGHTHOUSE_TITLE, lighthouse_section, replace_section  # noqa: E402
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 
 def lighthouse_report(performance: float, *, crawlable: bool = True) -> dict:
     """The parts of a Lighthouse JSON report that bench/lighthouse.py reads."""

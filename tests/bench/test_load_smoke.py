@@ -28,7 +28,7 @@ PAGES = {
 
 # The copy of the site keeps its own SQLite database whatever DATABASE_URL says: on PostgreSQL it
 # would only run the same test again.
-pytestmark = [pytest.mark.integration, pytest.mark.own_database]
+pytestmark = [pytest.mark.integration, pytest.mark.own_database, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("visitors", ["first-time", "signed-in"])

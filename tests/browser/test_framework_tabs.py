@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from tests.browser.settled import click_when_settled
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @pytest.fixture

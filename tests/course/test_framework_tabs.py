@@ -12,6 +12,8 @@ from django.conf import settings
 from course.content import FRAMEWORKS, framework_tab_sets, load_guide_file
 from tests.course.test_runnable_code import _code_tokens
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 RUNNER = Path(__file__).resolve().parent / "block_runner.py"
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
 # What the guides state: after k optimizer steps every framework's weights are within 1e-6 of the raw

@@ -17,7 +17,7 @@ from course.services import (
     summary_text,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 LANGUAGES = ["en", "hi", "fr"]
 
 

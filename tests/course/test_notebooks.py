@@ -15,6 +15,8 @@ from course.content import framework_tab_sets, guide_folders, load_guide_file, r
 from course.models import Guide, GuidePage
 from course.notebooks import guide_notebook
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
 SECONDS_PER_CELL = 300
 SECONDS_PER_NOTEBOOK = 900  # pytest-timeout's limit for one notebook's whole run

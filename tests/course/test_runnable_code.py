@@ -13,6 +13,8 @@ from django.conf import settings
 
 from course.content import guide_folders, load_guide_file, runnable_blocks
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 LANGUAGES = [code for code, _ in settings.LANGUAGES]
 RUNNER = Path(__file__).resolve().parent / "block_runner.py"
 

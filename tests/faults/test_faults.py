@@ -18,7 +18,7 @@ import requests
 from labs.models import LabRun
 from tests.polling import wait_for
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PAUSE_AT_STEP = 3  # as the stack runs (conftest.py)
 SMALL = {  # well under a second of training once torch is loaded

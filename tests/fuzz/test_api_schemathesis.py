@@ -27,6 +27,8 @@ from labs.models import LabRun
 from labs.training.config import CODE_VERSION, config_fingerprint, validate_config
 from tests.factories import TINY_RUN
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 # Loaded at collection: the document needs no database, only the URL configuration.
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", application)
 # Over WSGI schemathesis reads a body as it comes, and it asks for gzip, which GZipMiddleware then

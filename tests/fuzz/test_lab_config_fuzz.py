@@ -18,6 +18,8 @@ from labs.models import LabRun
 from labs.training import config as lab_config
 from tests.factories import TINY_RUN
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 VALID = TINY_RUN
 FIELDS = list(VALID)
 VALID_FORM = {name: "" if value is None else str(value) for name, value in VALID.items()}

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from quizzes.grading import InvalidAnswer, parse_number
 from quizzes.models import Answer, Attempt, Question, Quiz
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 TYPES = ("single", "multiple", "numeric", "ordering")
 OPTION_IDS = ("zero", "forward", "backward", "step")
 DIGITS = "0123456789०१२३४५६७८९٠١٢٣٤٥٦٧٨٩０１２３４５６７８９"  # ASCII, Devanagari, Arabic, full width

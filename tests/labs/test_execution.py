@@ -12,6 +12,8 @@ from labs.models import LabRun
 from tests.held_runs import held_at
 from tests.polling import wait_for
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 
 @pytest.fixture(autouse=True)
 def quiet_heartbeat(settings):

@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from accounts.models import ApiToken
 from config.celery import app as celery_app
 from labs.models import LabRun
 from tests.held_runs import held_worker_env
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -43,16 +43,6 @@ SMALL = {
     "steps": 12,
     "seed": 3,
 }
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def run_ended(run_id: int):

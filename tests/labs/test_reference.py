@@ -18,6 +18,7 @@ from labs.presets import PRESETS
 from labs.selectors import queue_position
 from labs.training import version
 from labs.training.config import config_fingerprint, validate_config
+from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LOW_PRIORITY_LIST = "gpu\x06\x169"  # kombu's Redis list for priority 9 (the step-0 list is "gpu")
@@ -237,7 +238,6 @@ def test_a_real_worker_trains_a_learners_run_before_reference_runs_queued_earlie
 ):
     """Every message is in Redis before the worker starts, so the order it takes them in is the
     broker's priority order, whatever the machine's speed."""
-    import time
 
     from config.celery import app
     from labs.services import lab_run_submit
@@ -249,9 +249,6 @@ def test_a_real_worker_trains_a_learners_run_before_reference_runs_queued_earlie
     assert all(run.enqueued_at is not None for run in LabRun.objects.all())
     make_worker("reference-order").start()
     ids = [run.pk for run in references] + [own.pk]
-    deadline = time.monotonic() + 240
-    while LabRun.objects.filter(pk__in=ids).exclude(status="succeeded").exists():
-        assert time.monotonic() < deadline, list(LabRun.objects.filter(pk__in=ids).values("pk", "status"))
-        time.sleep(0.2)
+    wait_for(lambda: not LabRun.objects.filter(pk__in=ids).exclude(status="succeeded").exists(), 240, "every run")
     started = dict(LabRun.objects.filter(pk__in=ids).values_list("pk", "started_at"))
     assert started[own.pk] < min(started[run.pk] for run in references)

@@ -4,7 +4,6 @@ and gives the result that the same settings and seed give when trained here, in 
 """
 
 import re
-import time
 from collections import Counter
 
 import pytest
@@ -13,6 +12,7 @@ from labs.models import LabRun
 from labs.services import lab_run_submit
 from labs.training.config import validate_config
 from labs.workers import lab_run_enqueue
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -46,10 +46,7 @@ def test_two_workers_train_every_run_exactly_once_with_the_results_of_an_in_proc
         runs.append(lab_run_submit(user=learner, config=config))  # sent to the broker on commit
         assert lab_run_enqueue(run_id=runs[-1].pk)  # and again at once, so the two workers race for it
 
-    deadline = time.monotonic() + 240
-    while LabRun.objects.filter(status__in=LabRun.ACTIVE).exists():
-        assert time.monotonic() < deadline, "the two workers did not finish the batch in time"
-        time.sleep(0.3)
+    wait_for(lambda: not LabRun.objects.filter(status__in=LabRun.ACTIVE).exists(), 240, "the two workers' batch")
 
     finished = {run.pk: run for run in LabRun.objects.all()}
     assert {(run.status, run.attempts) for run in finished.values()} == {("succeeded", 1)}

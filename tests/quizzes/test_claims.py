@@ -17,6 +17,8 @@ from django.conf import settings
 from course.content import ContentError
 from quizzes.content import CLAIMS_FOLDER, load_all_quizzes, quiz_files
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 LANGS = ["en", "hi", "fr"]
 CONTENT_DIR = Path(settings.BASE_DIR) / "content"
 CLAIMS_DIR = CONTENT_DIR / CLAIMS_FOLDER

@@ -28,6 +28,8 @@ from labs.training.config import (
 from labs.training.loop import run_experiment
 from labs.training.models import build_model
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 
 def _settings(**changes) -> dict:
     base = {

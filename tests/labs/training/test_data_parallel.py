@@ -5,7 +5,6 @@ between tests through module fixtures.
 """
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,13 @@ from labs.training.config import Limits, RunConfig, config_fingerprint, validate
 from labs.training.data_parallel import DataParallelError, run_ranks
 from labs.training.loop import run_experiment
 from tests.labs.training.failing_rank import train_failing
+from tests.polling import wait_for
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
+# How long a rank may stay silent (run_experiment's timeout_seconds) where the test does not time a hang:
+# on a busy machine, two spawned ranks can take minutes to import torch and start.
+PATIENCE = 900.0
 BASE = {
     "task": "digits-mlp",
     "norm": "layer",
@@ -60,7 +65,7 @@ def one_process():
 
 @pytest.fixture(scope="module")
 def no_sync():
-    return run_experiment(config(processes=2, sync="no_sync"), device="cpu", keep_model=True)
+    return run_experiment(config(processes=2, sync="no_sync"), device="cpu", keep_model=True, timeout_seconds=PATIENCE)
 
 
 def test_two_processes_of_two_micro_batches_train_the_weights_of_one_process_of_four(one_process, no_sync):
@@ -72,7 +77,7 @@ def test_two_processes_of_two_micro_batches_train_the_weights_of_one_process_of_
 
 
 def test_no_sync_all_reduces_n_times_less_than_every_micro_batch(no_sync):
-    every = run_experiment(config(processes=2, sync="every_micro"), device="cpu")
+    every = run_experiment(config(processes=2, sync="every_micro"), device="cpu", timeout_seconds=PATIENCE)
     n, steps = BASE["accumulation_steps"], BASE["steps"]
     assert no_sync.allreduce_calls == steps  # the tiny model's gradients fit one bucket
     assert every.allreduce_calls == n * no_sync.allreduce_calls
@@ -95,7 +100,7 @@ def test_a_data_parallel_run_reports_the_activation_memory_of_one_process(one_pr
 def test_token_mean_counts_tokens_across_processes(scaling, matches):
     # Sequences differ in length, so the two ranks' shares hold different numbers of tokens.
     lm = {"task": "tiny-lm", "norm": "layer", "effective_batch_size": 8, "steps": 1, "learning_rate": 0.01}
-    result = run_experiment(config(**lm, processes=2, loss_scaling=scaling), device="cpu")
+    result = run_experiment(config(**lm, processes=2, loss_scaling=scaling), device="cpu", timeout_seconds=PATIENCE)
     # The logged loss is the real token mean either way; the gradient is only right with "mean".
     single = run_experiment(config(**lm, accumulation_steps=4), device="cpu")
     assert result.final_loss == pytest.approx(single.final_loss, rel=1e-6)
@@ -104,7 +109,7 @@ def test_token_mean_counts_tokens_across_processes(scaling, matches):
         assert result.grad_equivalence_error > 1e-3
 
 
-def run_failing(fail_at: tuple[int, int, str], timeout_seconds: float = 120.0) -> None:
+def run_failing(fail_at: tuple[int, int, str], timeout_seconds: float = PATIENCE) -> None:
     """run_experiment's data-parallel path, with rank ``fail_at[0]`` failing (failing_rank.py)."""
     options = {"dtype": torch.float32, "keep_model": False, "text_dir": None, "fail_at": fail_at}
     run_ranks(train_failing, config(processes=2), options, "cpu", None, None, timeout_seconds)
@@ -136,6 +141,7 @@ def test_cancelling_stops_every_process():
         device="cpu",
         on_progress=lambda point, done, total: seen.append(done),
         should_stop=lambda: len(seen) >= 2,
+        timeout_seconds=PATIENCE,
     )
     assert result.status == "cancelled" and 2 <= result.steps_done < 20
     assert spawned_children() == []
@@ -190,10 +196,12 @@ def test_a_data_parallel_run_trains_on_the_real_worker(celery_worker, client, le
     )
     assert response.status_code == 201, response.content
     run = LabRun.objects.get(pk=response.json()["id"])
-    deadline = time.monotonic() + 180
-    while run.is_active and time.monotonic() < deadline:  # a bound for a stuck worker, not a speed test
-        time.sleep(0.5)
-        run.refresh_from_db()
+
+    def ended() -> LabRun | None:
+        current = LabRun.objects.get(pk=run.pk)
+        return None if current.is_active else current
+
+    run = wait_for(ended, 180, "the run to end")  # a bound for a stuck worker, not a speed test
     assert run.status == LabRun.Status.SUCCEEDED, (run.error, celery_worker.log_path.read_text()[-3000:])
     metrics = run.metrics
     assert metrics["allreduce_calls"] == BASE["steps"] * BASE["accumulation_steps"]

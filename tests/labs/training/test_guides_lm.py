@@ -15,6 +15,8 @@ from labs.training.loop import ActivationMeter, Feed, loss_sum, run_experiment
 from labs.training.models import build_model
 from labs.training.sizes import SIZES
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 
 def guides_config(**changes) -> RunConfig:
     values = {

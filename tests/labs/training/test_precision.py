@@ -11,6 +11,8 @@ from labs.training.config import ANY_GPU, DEFAULT_CONFIG, RunConfig, validate_co
 from labs.training.loop import device_class, matmul_precision, run_experiment
 from labs.training.models import build_model
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 
 def lm_settings(**changes) -> dict:
     values = {

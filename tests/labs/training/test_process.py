@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = """
 import json, sys

@@ -9,6 +9,8 @@ from labs.services import run_fingerprint
 from labs.training.config import config_fingerprint, validate_config
 from labs.training.version import DEFAULT_TEXT_DIR, guide_text_files, guide_text_version
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 GUIDES_LM = {
     "task": "guides-lm",
     "norm": "layer",

@@ -1,7 +1,6 @@
 """validate_config and RunConfig: no Django, no torch needed."""
 
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -9,17 +8,13 @@ from pathlib import Path
 import pytest
 
 from labs.training.config import (
-    CODE_VERSION,
     DEFAULT_CONFIG,
-    FIELDS,
-    LOSS_SCALINGS,
-    NORMS,
-    OPTIMIZERS,
-    TASKS,
     RunConfig,
     config_fingerprint,
     validate_config,
 )
+
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -167,69 +162,13 @@ def test_not_a_mapping_or_odd_keys(data):
     assert all(isinstance(k, str) for k in errors)
 
 
-def _random_value(rng):
-    choices = [
-        None,
-        True,
-        False,
-        0,
-        -1,
-        1,
-        2**31,
-        10**400,
-        1.5,
-        float("nan"),
-        float("inf"),
-        -0.0,
-        "",
-        " ",
-        "64",
-        "1e-3",
-        "1e999",
-        "0x10",
-        "٣",
-        "digits-cnn",
-        "none",
-        "mean",
-        "sgd",
-        "x" * 10_000,
-        [],
-        {},
-        [1],
-        {"a": 1},
-        object(),
-        b"64",
-        3 + 4j,
-    ]
-    return rng.choice(choices)
-
-
-def test_random_inputs_never_raise():
-    rng = random.Random(0)
-    keys = [*list(FIELDS), "extra", 1, None]
-    for _ in range(3000):
-        data = {**DEFAULT_CONFIG} if rng.random() < 0.5 else {}
-        for _ in range(rng.randint(0, 5)):
-            data[rng.choice(keys)] = _random_value(rng)
-        config, errors = validate_config(data)
-        assert (config is None) == bool(errors)
-        assert all(isinstance(k, str) and all(isinstance(m, str) for m in v) for k, v in errors.items())
-        if config is not None:
-            json.dumps(config.to_dict(), allow_nan=False)
-
-
 def test_runconfig_checks_direct_construction():
     with pytest.raises(ValueError, match="not divisible"):
         RunConfig(**settings(accumulation_steps=5))
     assert RunConfig(**settings(learning_rate=1)).learning_rate == 1.0
 
 
-def test_constants_and_fingerprint():
-    assert TASKS == ("digits-cnn", "digits-mlp", "tiny-lm", "guides-lm")
-    assert NORMS == ("none", "batch", "layer", "group", "rms")
-    assert LOSS_SCALINGS == ("mean", "sum", "mean_of_micro_means")
-    assert OPTIMIZERS == ("sgd", "adamw")
-    assert isinstance(CODE_VERSION, str) and CODE_VERSION
+def test_the_fingerprint_is_the_same_for_the_same_settings_and_differs_with_a_seed():
     a, _ = validate_config(settings())
     b, _ = validate_config(settings(seed=1))
     assert config_fingerprint(a) == config_fingerprint(validate_config(settings())[0])

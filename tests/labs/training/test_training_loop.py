@@ -13,6 +13,8 @@ from labs.training.config import RunConfig
 from labs.training.loop import run_experiment
 from labs.training.models import build_model
 
+pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
+
 F64 = torch.float64
 
 
