@@ -52,6 +52,7 @@ def test_the_manifest_installs_the_course_in_its_language(client, language, name
 def test_the_needs_a_connection_page_is_translated(client, language, heading):
     html = client.get(f"/{language}/offline/").content.decode()
     assert f'<h1 id="offline-title">{heading}</h1>' in html
+    assert '<meta name="robots" content="noindex">' in html  # a stand-in, not a page to find
 
 
 def test_save_for_offline_lists_the_guides_and_the_narration_with_its_size(client, synced_content, settings, tmp_path):
