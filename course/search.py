@@ -50,8 +50,9 @@ class SearchHit:
 
 
 def normalized(text: str) -> str:
-    """NFC (a nukta typed as its own mark or in a precomposed letter compares equal), lower case."""
-    return unicodedata.normalize("NFC", text).lower()
+    """NFC (a nukta typed as its own mark or in a precomposed letter compares equal), lower case,
+    and one apostrophe: French prose writes ’, a keyboard types ' (same length, so positions hold)."""
+    return unicodedata.normalize("NFC", text).lower().replace("’", "'")
 
 
 @lru_cache(maxsize=4)

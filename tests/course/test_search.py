@@ -76,6 +76,14 @@ def test_the_query_is_normalised_so_a_nukta_typed_either_way_matches():
     assert query_terms(precomposed) == query_terms(combining) == [(combining, "optimizer")]
 
 
+@pytest.mark.parametrize("query", ["l'accumulation", "l’accumulation"])
+def test_a_french_query_finds_the_typographic_apostrophe_whichever_one_is_typed(client, synced_content, query):
+    page = GuidePage.objects.get(language="fr", guide__slug="what-is-gradient-accumulation")
+    assert "l’accumulation" in page.body_html and "l'accumulation" not in page.body_html  # as the guide writes it
+    html = client.get("/fr/search/", {"q": query}).content.decode()
+    assert any(link.startswith("/fr/guides/what-is-gradient-accumulation/") for link in result_links(html))
+
+
 def test_several_words_can_make_one_spelling_and_punctuation_is_ignored():
     assert query_terms("सीखने की दर?") == [("सीखने की दर", "learning rate")]
     assert query_terms("“मेमोरी” बजट") == [("मेमोरी", "memory"), ("बजट",)]

@@ -7,6 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from labs import explorable_figures
 from labs.models import FigurePrediction
@@ -73,7 +75,9 @@ def test_a_choice_in_the_query_string_is_drawn_into_the_page_in_each_language(cl
     assert '<option value="N16" selected>' in chosen
     assert runs[2].code_version in panel
     french = html.unescape(client.get(GUIDE.format(language="fr") + f"?fig-{FIG}=N4").content.decode())
-    assert "L'exécution de référence N = 4 à côté de N = 1." in french
+    with translation.override("fr"):
+        beside = gettext("The reference run %(label)s beside %(first)s.") % {"label": "N = 4", "first": "N = 1"}
+    assert beside.startswith("L") and beside in french  # the catalog's French, read through gettext
     hindi = html.unescape(client.get(GUIDE.format(language="hi") + f"?fig-{FIG}=N4").content.decode())
     assert "N = 4" in hindi.split(f'id="explore-{FIG}-chosen"')[1]
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from course.figures import figure_markers
 from labs import figures
@@ -118,7 +120,9 @@ def test_a_figure_in_hindi_and_french_has_a_caption_in_that_language(reference_s
     reference_sweep("memory-vs-n")
     french = html.unescape(figures.reference_figures.render("memory-vs-n", "memory", "fr"))
     hindi = figures.reference_figures.render("memory-vs-n", "memory", "hi")
-    assert "Pic de mémoire d'activation" in french and "4,0 fois moins" in french
+    with translation.override("fr"):
+        assert gettext("Peak activation memory") != "Peak activation memory"  # the catalog's French
+        assert gettext("Peak activation memory") in french and "4,0 fois moins" in french
     assert "4.0 गुना कम" in hindi
 
 
@@ -176,8 +180,14 @@ def test_a_run_missing_a_metric_gets_the_presets_own_sentence_not_an_error(refer
 
 def test_numbers_in_french_use_its_decimal_comma(reference_sweep):
     reference_sweep("groupnorm-vs-batchnorm-tiny")
-    french = figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr")
-    assert "l&#x27;erreur de BatchNorm vaut 1,0e-06 et celle de GroupNorm 1,0e-04" in french
+    french = html.unescape(figures.reference_figures.render("groupnorm-vs-batchnorm-tiny", "grad-error", "fr"))
+    english = (
+        "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
+        "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
+    )
+    with translation.override("fr"):
+        caption = gettext(english) % {"batch": "1,0e-06", "group": "1,0e-04"}  # the decimal comma
+    assert caption != english % {"batch": "1,0e-06", "group": "1,0e-04"} and caption in french
 
 
 def test_the_window_timeline_is_drawn_from_the_n_4_runs_timing(reference_sweep):

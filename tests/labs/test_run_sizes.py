@@ -112,5 +112,7 @@ def test_a_gpu_size_that_reaches_a_cpu_worker_fails_with_that_reason(learner, qu
     lab_run_execute(run_id=run.pk, worker="w")
     run.refresh_from_db()
     assert run.status == "failed" and run.error == ERROR_NEEDS_GPU and not run.curve
+    english = "This run needs a GPU worker, and the worker that took it has none."
     with translation.override("fr"):
-        assert run.error_message == "Cette exécution demande un worker avec GPU, et le worker qui l'a prise n'en a pas."
+        assert gettext(english) != english  # the catalog's French, read through gettext
+        assert run.error_message == gettext(english)
