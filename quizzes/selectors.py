@@ -96,9 +96,10 @@ class QuestionItem:
 
 
 def number_text(value: float) -> str:
-    """In the page's language; French groups digits from 10 000 up ("10 000", "0,5"). Other
-    languages do not group: a learner who copies "12,345" back would answer 12.345."""
-    grouped = abs(value) >= 10_000 and get_language() == "fr"
+    """In the page's language; French groups a quantity's digits from 1 000 up, as its norm does and
+    the French course writes them ("2 048", "0,5"). Other languages do not group: a learner who
+    copies "12,345" back would answer 12.345."""
+    grouped = abs(value) >= 1000 and get_language() == "fr"
     return formats.number_format(Decimal(f"{value:g}"), use_l10n=True, force_grouping=grouped)
 
 

@@ -22,6 +22,20 @@ VERSION_CONTEXT_RE = re.compile(
     r"\s+(?:\d+(?:\.\d+)+\s*(?:,|et|ou|à|-|–)\s*)*$",
     re.IGNORECASE,
 )
+# 4e, 4ème, 4è, 1er, 1re, 2nd and n° 3: an ordinal's letters are superscript (4ᵉ, 1ᵉʳ, 1ʳᵉ, 2ⁿᵈ,
+# nᵒ 3); 1e-7 is a number.
+ORDINAL_RE = re.compile(r"(?<![\w.,])\d+(?:e|è|ème|ième|eme|er|re|ère|nd|nde)(?![\w+-])|(?<!\w)[nN][°º]")
+# The French norm (CGPM 1948, AFNOR) groups a quantity's digits by three from four digits up: 1 024,
+# 8 000. A number that names something stays whole: a year, an issue (#2719), an arXiv paper, a line.
+FOUR_DIGITS_RE = re.compile(r"(?<![\d.,#/\w-])(?<!\d[\u202f\u00a0 ])\d{4}(?![\d\w]|[.,]\d)")
+YEARS = range(1950, 2031)
+# ...unless what follows counts something: "2000 pas", "2048 = 8 × 256".
+QUANTITY_AFTER_RE = re.compile(
+    r"[\s\u00a0\u202f]*(?:[×÷=/*+−]|pas\b|exemples?\b|tokens?\b|images?\b|micro-lots?\b|[KMG]io\b)"
+)
+NAMING_CONTEXT_RE = re.compile(
+    r"(?:(?<!\w)(?:arxiv|pr|issue|ligne|lignes|page|port|nᵒ|numéro|seed|graine)|#)[\s\u00a0]*$", re.IGNORECASE
+)
 FAULTS = [
     # (what is wrong, where it is)
     ("; ! ? need U+202F before them", re.compile(r"(?<![\u202f;!?(\[{«“‘/:])[;!?]+(?=[\s)\]»”’.,…]|$)")),
@@ -32,6 +46,8 @@ FAULTS = [
     ("a number of 5 digits or more: group them, 10 000", re.compile(r"(?<![\d#.,/\w-])\d{5,}(?![\d\w])")),
     ("digit groups are joined by U+202F", re.compile(r"(?<![\d.,])\d{1,3}[ \u00a0]\d{3}(?!\d)")),
     ("a number's % needs U+202F before it", re.compile(r"\d(?:[ \u00a0])?%")),
+    ("a straight apostrophe: write ’ (U+2019)", re.compile(r"'")),
+    ("an ordinal: write 4ᵉ, 1ᵉʳ, 2ⁿᵈ or the word, and nᵒ for a number", ORDINAL_RE),
 ]
 # A dotted number written as code (max_norm=1.0) is code.
 DECIMAL_POINT_RE = re.compile(r"(?<![\w.=])\d+\.\d+(?![\w.]*\d)")
@@ -43,9 +59,34 @@ def faults(text: str) -> list[str]:
     found = []
     for what, pattern in FAULTS:
         found += [f"{what}: {_around(text, m)!r}" for m in pattern.finditer(text)]
+    for m in FOUR_DIGITS_RE.finditer(text):
+        year = int(m.group()) in YEARS and not QUANTITY_AFTER_RE.match(text, m.end())
+        if not year and not NAMING_CONTEXT_RE.search(text[max(0, m.start() - 12) : m.start()]):
+            found.append(f"a quantity of 4 digits: group it, 1\u202f024: {_around(text, m)!r}")
     for m in DECIMAL_POINT_RE.finditer(text):
         if not VERSION_CONTEXT_RE.search(text[max(0, m.start() - 60) : m.start()]):
             found.append(f"decimal comma in prose, 0,5 (a version needs its name before it): {_around(text, m)!r}")
+    return found
+
+
+# The voice (espeak-ng) reads "4ᵉ" as the letters' names: a spoken text says its ordinals in words.
+SPOKEN_ORDINAL_RE = re.compile(rf"{ORDINAL_RE.pattern}|\d+[ᵉʳⁿᵈ]+|(?<!\w)[nN]ᵒ")
+SPOKEN_FOUR_DIGITS_RE = re.compile(r"(?<![\d.,#/\w-])(?<!\d )\d{4}(?![\d\w]|[.,]\d)")
+
+
+def spoken_faults(text: str) -> list[str]:
+    """The faults of a text written for the voice (a spoken summary, plain text that no rule sets):
+    its apostrophes, ordinals in words, and a quantity's digits in groups (the voice reads "8 000"
+    and "8000" alike, a reader of the file does not)."""
+    found = [f"a straight apostrophe: write ’ (U+2019): {_around(text, m)!r}" for m in re.finditer("'", text)]
+    found += [
+        f"an ordinal the voice spells: write it in words: {_around(text, m)!r}"
+        for m in SPOKEN_ORDINAL_RE.finditer(text)
+    ]
+    for m in SPOKEN_FOUR_DIGITS_RE.finditer(text):
+        year = int(m.group()) in YEARS and not QUANTITY_AFTER_RE.match(text, m.end())
+        if not year and not NAMING_CONTEXT_RE.search(text[max(0, m.start() - 12) : m.start()]):
+            found.append(f"a quantity of 4 digits: group it, 1 024: {_around(text, m)!r}")
     return found
 
 

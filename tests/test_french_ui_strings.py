@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from course.models import Guide
-from course.templatetags.site_tags import typeset
+from course.templatetags.site_tags import quantity, typeset
 from labs.presets import PRESETS
 from labs.templatetags.labs_tags import percent, progress, scientific
 from quizzes.models import Quiz
@@ -84,6 +84,13 @@ def test_text_put_together_in_a_template_is_set_on_french_pages_only():
         assert typeset("3/4 (75%)") == "3/4 (75\u202f%)"
     with translation.override("en"):
         assert typeset("90–100%") == "90–100%"
+
+
+def test_a_count_is_grouped_from_four_digits_on_french_pages_only():
+    with translation.override("fr"):
+        assert (quantity(2668), quantity(999), quantity(12345)) == ("2\u202f668", "999", "12\u202f345")
+    with translation.override("en"):
+        assert quantity(2668) == "2668"  # as before
 
 
 def test_a_labs_percentage_is_set_on_french_pages():

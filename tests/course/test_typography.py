@@ -11,7 +11,7 @@ from course.models import GuidePage
 from course.rendering import render_markdown, rendered_hash
 from course.services import guides_sync
 from course.typography import french_html, french_prose, french_text, typeset_hash
-from tests.french_typography import faults, html_prose, plain_prose
+from tests.french_typography import faults, html_prose, plain_prose, spoken_faults
 
 NBSP, NNBSP = "\u00a0", "\u202f"
 MATH_RE = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -173,7 +173,43 @@ def test_a_changed_rule_sets_the_french_pages_again():
         (f"voir https://github.com/huggingface/transformers/pull/35207{NNBSP}; c", False),
         ("30%", True),
         (f"30{NNBSP}%", False),
+        ("l'accumulation", True),
+        ("l’accumulation, aujourd’hui", False),
+        ("le 4e micro-lot, le 1er pas, la 2ème fenêtre", True),
+        ("le 4ème micro-lot", True),
+        ("l’exécution n° 12", True),
+        ("le 4ᵉ micro-lot, le 1ᵉʳ pas, l’exécution nᵒ 12", False),
+        ("un écart de 1e-7 ou 2e+3", False),
+        ("un lot de 1024", True),
+        ("2000 pas de warmup", True),  # a quantity, though it could be a year
+        (f"un lot de 1{NNBSP}024 et 2{NNBSP}000 pas", False),
+        ("Goyal et al. (2017), la PR #2719, arXiv 1705.08741, la ligne 1024", False),
     ],
 )
 def test_the_check_finds_each_fault_and_only_faults(text, flagged):
     assert bool(faults(text)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("C'est le 4e micro-lot.", True),
+        ("C’est le 4ᵉ micro-lot.", True),  # the voice spells the superscript
+        ("C’est le quatrième micro-lot, pas le premier.", False),
+        ("Un lot de 1024 exemples.", True),
+        ("Un lot de 1 024 exemples, en 2018 ? Oui : 10 000 pas.", False),  # plain spaces: the voice reads them
+    ],
+)
+def test_the_spoken_check_finds_each_fault_and_only_faults(text, flagged):
+    assert bool(spoken_faults(text)) is flagged
+
+
+def test_french_spoken_summaries_are_written_for_the_voice_and_the_reader():
+    """The spoken summaries are plain text no rule sets: typographic apostrophes, ordinals in
+    words and grouped quantities are written in the file itself."""
+    found = {
+        path.parent.name: problems
+        for path in sorted(settings.CONTENT_DIR.glob("guides/*/summary.fr.txt"))
+        if (problems := spoken_faults(path.read_text(encoding="utf-8")))
+    }
+    assert not found, "\n".join(f"{slug}: {problems}" for slug, problems in found.items())

@@ -68,7 +68,8 @@ def test_the_no_break_spaces_reach_the_page_and_code_stays_code():
     ("value", "language", "shown"),
     [
         (12345, "fr", "12\u202f345"),
-        (2048, "fr", "2048"),
+        (2048, "fr", "2\u202f048"),  # a quantity, grouped from 1 000 up as the French norm does
+        (999, "fr", "999"),
         (0.125, "fr", "0,125"),
         (12345, "en", "12345"),  # "12,345" typed back would read as 12.345
     ],
