@@ -337,6 +337,22 @@ def test_every_hindi_noun_term_has_one_gender():
         ("la passe avant puis la passe arrière", "fr", True),
         ("le forward puis le backward", "fr", False),
         ("Aucune machine de calcul n'est connectée.", "fr", True),
+        # issue 40: one word per concept in French
+        ("avec un BatchNorm figé", "fr", True),  # BatchNorm is feminine, and frozen is « gelée »
+        ("avec une BatchNorm gelée, puis la ghost BatchNorm", "fr", False),
+        ("ses statistiques courantes", "fr", True),
+        ("ses statistiques glissantes", "fr", False),
+        ("le sharding de FSDP, des gradients shardés", "fr", True),
+        ("le partitionnement de FSDP, des gradients partitionnés", "fr", False),
+        ("l’activation checkpointing, le gradient checkpointing", "fr", True),
+        ("le checkpointing d’activations (`gradient_checkpointing=True`)", "fr", False),
+        ("votre checklist, la liste de contrôle", "fr", True),
+        ("un auto-tuner", "fr", True),
+        ("les tokens labellisés du batch, par epoch", "fr", True),
+        ("la planification du taux d’apprentissage", "fr", True),
+        ("le calendrier du taux d’apprentissage, compté par époque", "fr", False),
+        ("un certificat du Gradient Accumulation Course", "fr", True),
+        ("un certificat du Cours sur l’accumulation de gradient", "fr", False),
         ("मॉडल को train करना", "hi", True),
         ("Loss को N से divide कीजिए।", "hi", True),  # the -इए form
         ("Lab चलाइए और देखिए", "hi", True),
