@@ -9,7 +9,10 @@ takes **kwargs (or from its `accepts_loss_kwargs` attribute), and `training_step
 undivided, trusting the model to have divided by `num_items_in_batch`. The shared sequence- and
 token-classification heads (GenericForSequenceClassification, GenericForTokenClassification in
 modeling_layers.py, used by Llama-type models from 4.54.0 on) take **kwargs but never pass the count to
-their loss, so each micro-batch's mean loss reaches backward() N times too large. The causal LM divides by
+their loss, so each micro-batch's mean loss reaches backward() N times too large. From 5.0.0 nearly every
+other classification head does the same (BERT's forward took no **kwargs up to 4.57.6; in the 5.0.0 wheel,
+208 of the 209 *ForSequenceClassification / *ForTokenClassification forwards take **kwargs and none passes
+num_items_in_batch on). The causal LM divides by
 the count and is right. Setting `model.accepts_loss_kwargs = False` makes the Trainer divide by N.
 
 Run with transformers 5.24.0, accelerate 1.15.0 and torch 2.13.0 (CPU): python trainer_heads_grad_norm.py
@@ -19,6 +22,7 @@ Measured:
     LlamaForSequenceClassification    1.9647   7.8588   15.7177
     LlamaForTokenClassification       0.7266   2.9065   5.8130
     LlamaForCausalLM                  0.8446   0.8446   0.8446
+    BertForSequenceClassification     0.4183   1.6731   3.3462
     LlamaForSequenceClassification,
       accepts_loss_kwargs = False     1.9647   1.9647   1.9647
 """
@@ -30,6 +34,8 @@ import warnings
 import torch
 import transformers
 from transformers import (
+    BertConfig,
+    BertForSequenceClassification,
     LlamaConfig,
     LlamaForCausalLM,
     LlamaForSequenceClassification,
@@ -51,6 +57,7 @@ HEADS = {
     "LlamaForSequenceClassification": (LlamaForSequenceClassification, lambda i: CLASS_LABELS[i]),
     "LlamaForTokenClassification": (LlamaForTokenClassification, lambda i: TOKEN_LABELS[i]),
     "LlamaForCausalLM": (LlamaForCausalLM, lambda i: IDS[i]),
+    "BertForSequenceClassification": (BertForSequenceClassification, lambda i: CLASS_LABELS[i]),
 }
 
 
@@ -67,17 +74,12 @@ def grad_norm(head, micro, n, accepts_loss_kwargs=None):
     """The logged grad_norm of one optimizer step over the 16 samples in n micro-batches of `micro`."""
     model_class, label = HEADS[head]
     torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=VOCAB,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=32,
-        pad_token_id=0,
-        num_labels=3,
-    )
+    sizes = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4)
+    sizes.update(max_position_embeddings=32, pad_token_id=0, num_labels=3)
+    if model_class is BertForSequenceClassification:  # no dropout: the same masks for every split
+        config = BertConfig(**sizes, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    else:
+        config = LlamaConfig(**sizes, num_key_value_heads=4)
     model = model_class(config)
     if accepts_loss_kwargs is not None:
         model.accepts_loss_kwargs = accepts_loss_kwargs
