@@ -144,11 +144,11 @@ class Watcher(threading.Thread):
         from labs.models import LabRun
         from labs.selectors import run_queue
 
-        before = {name: cpu_seconds(pid) for name, pid in self.groups.items()}
+        before = {name: group_cpu_seconds(pid) for name, pid in self.groups.items()}
         started = last = time.monotonic()
         while not self.stop.wait(self.interval):
             now = time.monotonic()
-            cpu = {name: cpu_seconds(pid) for name, pid in self.groups.items()}
+            cpu = {name: group_cpu_seconds(pid) for name, pid in self.groups.items()}
             queued = LabRun.objects.filter(status=LabRun.Status.QUEUED, reference=False)
             sample = {
                 "t": round(now - started, 1),
@@ -286,13 +286,27 @@ def log_problems(state_dir: Path) -> dict[str, int]:
     return found
 
 
+def group_cpu_seconds(pid: int) -> float:
+    """CPU time of a process, its live children and the children it has reaped: a gunicorn worker or
+    a Celery pool child that is replaced (CELERY_WORKER_MAX_TASKS_PER_CHILD) keeps counting."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return cpu_seconds(pid)
+    return cpu_seconds(pid) + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def saturation(samples: list[dict[str, Any]], cores: int) -> dict[str, Any]:
-    """Mean CPU per process group (in cores) over the load, and the share of the machine each used."""
+    """Mean CPU per process group (in cores) over the load. A sample in which a group's CPU went down
+    (a child replaced, in runs measured before group_cpu_seconds counted reaped children) is left out."""
     loaded = [s for s in samples if s["cpu_cores"]]
     if not loaded:
         return {}
     groups = loaded[0]["cpu_cores"].keys()
-    mean = {name: statistics.mean(s["cpu_cores"][name] for s in loaded) for name in groups}
+    mean = {
+        name: statistics.mean([s["cpu_cores"][name] for s in loaded if s["cpu_cores"][name] >= 0] or [0])
+        for name in groups
+    }
     return {
         "mean_cores": {name: round(value, 2) for name, value in mean.items()},
         "machine_cores": cores,
@@ -436,7 +450,8 @@ WORKSHOP_TITLE = "## A workshop: learners at once (Locust)"
 
 def markdown_section(result: dict[str, Any], command: str) -> list[str]:
     """The run as docs/PERFORMANCE.md (`make bench`, the short version) and docs/SCALING.md show it."""
-    s, runs, sat = result["settings"], result["runs"], result["saturation"]
+    s, runs = result["settings"], result["runs"]
+    sat = saturation(result["samples"], result["machine"]["cores"])
     load = sat.get("load_1min", {})
     wait, learner_wait, est = runs["queue_wait_s"], runs["learner_median_wait_s"], runs["estimates"]
     lines = [
