@@ -12,14 +12,17 @@ The run and compare pages draw their runs' loss curves with the same code (`runs
 controls choose: a CurveView read from the page's query string.
 """
 
+import hashlib
 import json
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import NamedTuple
 
+from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -28,6 +31,8 @@ from django.utils.formats import date_format, get_format, number_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from labs.training.version import code_without_prose
 
 from .downsample import CHART_POINTS_PER_RUN, downsample_curve
 from .models import LabRun
@@ -49,7 +54,34 @@ from .svg import (
 )
 
 logger = logging.getLogger(__name__)
-CACHE_VERSION = 6  # bump when the drawing changes, or the explorable panel's template (its cached panels carry it)
+# What draws a figure or an explorable panel: this app's code for it, its templates, and the
+# translated captions. Cached figures and panels carry a hash of them (drawing_version), so a change
+# to any retires them, with no number to remember to bump.
+DRAWING_CODE = ("figures.py", "svg.py", "downsample.py", "explorable_figures.py", "presets.py")
+DRAWING_TEMPLATES = ("labs/_guide_figure.html", "labs/_explorable.html")
+
+
+APP_DIR = Path(__file__).resolve().parent
+
+
+def drawing_version(
+    code_dir: Path = APP_DIR, template_dir: Path | None = None, locale_dirs: Iterable[Path] | None = None
+) -> str:
+    """A hash of the drawing code without its prose (docstrings, comments), the templates' bytes and
+    the compiled catalogs (django.mo) in ``locale_dirs`` (default: the site's)."""
+    template_dir = template_dir or settings.BASE_DIR / "templates"
+    locale_dirs = settings.LOCALE_PATHS if locale_dirs is None else locale_dirs
+    digest = hashlib.sha256()
+    for name in DRAWING_CODE:
+        digest.update(code_without_prose((code_dir / name).read_text()).encode() + b"\0")
+    for name in DRAWING_TEMPLATES:
+        digest.update((template_dir / name).read_bytes() + b"\0")
+    for catalog in sorted(path for folder in locale_dirs for path in Path(folder).glob("*/LC_MESSAGES/django.mo")):
+        digest.update(catalog.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+CACHE_VERSION = drawing_version()
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
 CURVE_POINTS = 150
@@ -757,7 +789,7 @@ class ReferenceFigures:
             return cached(f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:{sweep}", build, CACHE_TIMEOUT)
 
     def state(self) -> str:
-        """Which sweep each figure is drawn from, and how figures are drawn (CACHE_VERSION)."""
+        """Which sweep each figure is drawn from, and how figures are drawn (drawing_version)."""
         return json.dumps({"drawing": CACHE_VERSION, "sweeps": reference_index()}, sort_keys=True)
 
 

@@ -3,6 +3,7 @@ reference sweeps (labs/figures.py)."""
 
 import html
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -40,6 +41,37 @@ def parse(svg: str) -> ET.Element:
 
 
 # ---------------------------------------------------------------- drawing
+
+
+def test_the_drawing_version_follows_the_drawing_code_templates_and_catalogs_not_their_prose(tmp_path):
+    code, templates, locale = tmp_path / "labs", tmp_path / "templates", tmp_path / "locale"
+    code.mkdir()
+    for name in figures.DRAWING_CODE:
+        shutil.copy(figures.APP_DIR / name, code / name)
+    shutil.copytree(settings.BASE_DIR / "templates" / "labs", templates / "labs")
+    (locale / "fr" / "LC_MESSAGES").mkdir(parents=True)
+    (locale / "fr" / "LC_MESSAGES" / "django.mo").write_bytes(b"catalog")
+
+    def version() -> str:
+        return figures.drawing_version(code, templates, [locale])
+
+    before = version()
+    assert figures.drawing_version(locale_dirs=[locale]) == before  # the site's own files, copied
+    svg = code / "svg.py"
+    source = svg.read_text()
+    assert source.startswith('"""')
+    svg.write_text('"""A reworded docstring."""\n' + source.split('"""', 2)[2] + "\n# a comment\n")
+    assert version() == before  # prose
+    svg.write_text(source.replace("def ", "def _unused(): pass\n\n\ndef ", 1))
+    assert version() != before  # code
+    svg.write_text(source)
+    panel = templates / "labs" / "_explorable.html"
+    panel.write_text(panel.read_text() + "<p></p>")
+    assert version() != before  # a template
+    panel.write_text(panel.read_text()[: -len("<p></p>")])
+    assert version() == before
+    (locale / "fr" / "LC_MESSAGES" / "django.mo").write_bytes(b"catalog, translated again")
+    assert version() != before  # a caption's translation
 
 
 def test_a_line_chart_is_accessible_svg_with_axes_legend_and_one_line_per_series():
