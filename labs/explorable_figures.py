@@ -34,7 +34,8 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import learner_versions
 
-from .figures import CACHE_VERSION, FIGURES, METRICS, CurveView, ReferenceFigures, loss_chart, reference_figures
+from .charts import CurveView, loss_chart
+from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS, Preset
 from .reference import cached, reference_index, reference_sweep_latest

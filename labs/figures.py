@@ -8,16 +8,14 @@ figure (BatchStatistics) shows an idea rather than a run, drawn from a small des
 so it renders whether or not a sweep has finished. Each figure is drawn once per sweep and language
 and cached; labs/explorable_figures.py places it in the guides.
 
-The run and compare pages draw their runs' loss curves with the same code (`runs_chart`), as their
-controls choose: a CurveView read from the page's query string.
+Loss curves are drawn by labs/charts.py, which the run and compare pages share.
 """
 
 import hashlib
 import json
 import logging
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import NamedTuple
@@ -27,29 +25,23 @@ from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.formats import date_format, get_format, number_format
+from django.utils.formats import date_format, number_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from labs.training.version import code_without_prose
 
-from .downsample import CHART_POINTS_PER_RUN, downsample_curve
+from .charts import CurveView, fmt_number, loss_chart, sci
 from .models import LabRun
 from .presets import PRESETS
 from .reference import ReferenceSweep, cached, reference_index, reference_sweep_latest
 from .svg import (
-    AXIS,
-    ON_SERIES,
     SUBSCRIPTS,
     WIDTH,
     Bar,
-    Series,
     bar_chart,
-    line_chart,
     series_class,
-    svg_open,
-    svg_text,
     tick_decimals,
 )
 
@@ -57,8 +49,8 @@ logger = logging.getLogger(__name__)
 # What draws a figure or an explorable panel: this app's code for it, its templates, and the
 # translated captions. Cached figures and panels carry a hash of them (drawing_version), so a change
 # to any retires them, with no number to remember to bump.
-DRAWING_CODE = ("figures.py", "svg.py", "downsample.py", "explorable_figures.py", "presets.py")
-DRAWING_TEMPLATES = ("labs/_guide_figure.html", "labs/_explorable.html")
+DRAWING_CODE = ("figures.py", "charts.py", "svg.py", "downsample.py", "explorable_figures.py", "presets.py")
+DRAWING_TEMPLATES = ("labs/_guide_figure.html", "labs/_explorable.html", "labs/_diagrams.html")
 
 
 APP_DIR = Path(__file__).resolve().parent
@@ -84,27 +76,14 @@ def drawing_version(
 CACHE_VERSION = drawing_version()
 CACHE_TIMEOUT = 24 * 3600
 TABLE_ROWS = 12  # rows of the loss table behind a curve figure (every k-th step, and the last)
-CURVE_POINTS = 150
 TEMPLATE = "labs/_guide_figure.html"
+DIAGRAMS = "labs/_diagrams.html"  # the figures that draw an idea
 
 Runs = list[LabRun]
 Table = tuple[list[str], list[list[str]]]  # column headers, rows
 
 
 # ---------------------------------------------------------------- numbers in the page's language
-
-
-def fmt_number(value: float | None, digits: int = 3) -> str:
-    """Also the charts' tick formatter (labs/svg.py): (value, decimals) -> text."""
-    if value is None or not math.isfinite(value):
-        return _("diverged")
-    return number_format(value, decimal_pos=digits)
-
-
-def sci(value: float | None) -> str:
-    if not isinstance(value, int | float):
-        return "—"
-    return f"{value:.1e}".replace(".", get_format("DECIMAL_SEPARATOR"))  # 1,3e-07 in French
 
 
 def final_loss(run: LabRun) -> float | None:
@@ -185,151 +164,6 @@ class Figure:
             return str(reference.preset.look_for)
 
 
-# What a loss chart's x axis may be: a field of each curve point, and the axis's label.
-X_AXES = {
-    "step": gettext_lazy("optimizer step"),
-    "samples": gettext_lazy("samples seen"),
-    "seconds": gettext_lazy("seconds"),
-}
-SMOOTH_MAX = 0.95  # the moving average's largest weight: beyond it the line barely follows the loss
-SMOOTH_STEP = 0.05  # the controls' steps
-
-
-@dataclass(frozen=True)
-class CurveView:
-    """How a loss chart draws its runs. The guides' figures draw with the defaults; the run and
-    compare pages as their controls choose (`curve_view`)."""
-
-    x: str = "step"  # one of X_AXES
-    log_y: bool = False
-    smooth: float = 0.0  # the weight of an exponential moving average of the training loss; 0: none
-    validation: bool = False  # each run's validation checks drawn as markers
-    styled: bool = True  # each run its own dash pattern and marker shape, not colour alone
-    points: int = CURVE_POINTS  # at most, per run (labs/downsample.py)
-
-    def query(self) -> list[tuple[str, str]]:
-        """The view as the controls' form sends it: for a link that shows the chart this way."""
-        return [
-            ("x", self.x),
-            ("y", "log" if self.log_y else "linear"),
-            ("smooth", f"{self.smooth:g}"),
-            ("validation", "shown" if self.validation else "hidden"),
-            ("lines", "styled" if self.styled else "solid"),
-        ]
-
-
-def curve_view(query) -> CurveView:
-    """The run and compare pages' chart as their URL's query (a QueryDict) sets it. A value the
-    controls cannot send falls back to its default, so an old or edited link still shows a chart;
-    smoothing is brought into [0, SMOOTH_MAX] and to the controls' steps."""
-    try:
-        smooth = float(query.get("smooth") or 0)
-    except ValueError:
-        smooth = 0.0
-    if not math.isfinite(smooth):
-        smooth = 0.0
-    smooth = round(round(min(SMOOTH_MAX, max(0.0, smooth)) / SMOOTH_STEP) * SMOOTH_STEP, 2)
-    return CurveView(
-        x=query.get("x") if query.get("x") in X_AXES else "step",
-        log_y=query.get("y") == "log",
-        smooth=smooth,
-        validation=query.get("validation") != "hidden",
-        styled=query.get("lines") != "solid",
-        points=CHART_POINTS_PER_RUN,
-    )
-
-
-def _finite(value) -> bool:
-    return isinstance(value, int | float) and math.isfinite(value)
-
-
-def smoothed(values: Sequence[float | None], weight: float) -> list[float | None]:
-    """An exponential moving average, corrected for its start (as TensorBoard smooths): the first
-    points are not pulled toward zero. A missing loss stays missing and leaves the average alone."""
-    average, count, found = 0.0, 0, []
-    for value in values:
-        if not _finite(value):
-            found.append(value)
-            continue
-        average = weight * average + (1 - weight) * value
-        count += 1
-        found.append(average / (1 - weight**count))
-    return found
-
-
-def loss_series(run: LabRun, view: CurveView) -> Series:
-    """The run's training loss against `view.x`, without a diverged run's missing losses, and its
-    validation checks as marks (each at the training curve's x of its step) when the view has them."""
-    curve = run.curve_points()
-    if view.smooth:
-        losses = smoothed([p.get("loss") for p in curve], view.smooth)
-        curve = [{**p, "loss": loss} for p, loss in zip(curve, losses, strict=True)]
-    points = downsample_curve(curve, view.points)
-    line = [(p[view.x], p["loss"]) for p in points if _finite(p.get("loss")) and _finite(p.get(view.x))]
-    marks = []
-    if view.validation:
-        at_step = {p.get("step"): p for p in curve}
-        for check in run.validation or []:
-            x = check.get("step") if view.x == "step" else at_step.get(check.get("step"), {}).get(view.x)
-            if _finite(x) and _finite(check.get("loss")):
-                marks.append((x, check["loss"]))
-    return Series(run.label, line, marks)
-
-
-def loss_chart(
-    runs: Runs, *, key: str, title: str, desc: str, view: CurveView = CurveView(), log_if_wide: bool = False
-) -> str:
-    """The runs' training loss as `view` says; with `log_if_wide`, on a log axis when losses span over 100×."""
-    series = [loss_series(run, view) for run in runs]
-    losses = [y for s in series for _x, y in s.points if y > 0]
-    log_y = view.log_y or (log_if_wide and bool(losses) and max(losses) / min(losses) > 100)
-    y_label = _("loss") if any(s.marks for s in series) else _("training loss")  # validation loss too
-    return line_chart(
-        series,
-        id_prefix=key,
-        title=title,
-        desc=desc,
-        x_label=str(X_AXES[view.x]),
-        y_label=y_label + (f" ({_('logarithmic')})" if log_y else ""),
-        log_y=log_y,
-        styled=view.styled,
-        fmt=fmt_number,
-    )
-
-
-RUNS_CHART_DESC = {
-    "step": gettext_lazy("Line chart of the training loss against the optimizer step for: %(labels)s."),
-    "samples": gettext_lazy("Line chart of the training loss against the samples seen for: %(labels)s."),
-    "seconds": gettext_lazy("Line chart of the training loss against the wall time in seconds for: %(labels)s."),
-}
-
-
-def _last_loss(run: LabRun) -> str:
-    curve = run.curve_points()
-    return fmt_number(curve[-1].get("loss"), 4) if curve else "—"
-
-
-def runs_chart(runs: Runs, view: CurveView, *, key: str, title: str) -> str:
-    """The run and compare pages' chart. Its description says what the drawing shows: the runs, the
-    view's choices and each run's last training loss (the exports and tables have every number)."""
-    sentences = [str(RUNS_CHART_DESC[view.x]) % {"labels": ", ".join(run.label for run in runs)}]
-    if view.validation and any(run.validation for run in runs):
-        sentences.append(_("Markers show each run's validation loss at its evaluations."))
-    if view.log_y:
-        sentences.append(_("The loss axis is logarithmic."))
-    if view.smooth:
-        sentences.append(smoothing_text(view))
-    lasts = "; ".join(f"{run.label}: {_last_loss(run)}" for run in runs)
-    sentences.append(_("Last training loss: %(values)s.") % {"values": lasts})
-    return loss_chart(runs, key=key, title=title, desc=" ".join(sentences), view=view)
-
-
-def smoothing_text(view: CurveView) -> str:
-    return _("The training loss is smoothed: an exponential moving average of weight %(weight)s.") % {
-        "weight": fmt_number(view.smooth, 2)
-    }
-
-
 class LossCurves(Figure):
     """Training loss against the optimizer step, one line per run; a log axis when losses span over 100×."""
 
@@ -389,33 +223,22 @@ class MicroBatchWindow(Figure):
             "Timeline of one optimizer step: %(n)d micro-batches of a forward and a backward pass, each loss "
             "divided by %(n)d, their gradients adding up in .grad, then one optimizer step."
         ) % {"n": n}
-        left, top, right = 56, 28, WIDTH - 150
-        block = (right - left) / n
-        row = 54
-        parts = svg_open(key, title, desc, 190)
-        for i in range(n):
-            x = left + i * block
-            parts.append(
-                f'<rect x="{x + 1:.1f}" y="{top}" width="{block - 2:.1f}" height="{row}" rx="4" '
-                f'class="{series_class(0)}" fill="currentColor"/>'
-            )
-            parts.append(svg_text(x + block / 2, top + 22, "fwd → bwd", extra=f" {ON_SERIES}"))
-            parts.append(svg_text(x + block / 2, top + 42, f"loss / {n}", extra=f" {ON_SERIES}"))
-            parts.append(svg_text(x + block / 2, top + row + 22, f"g{i + 1}/{n}" if i == 0 else f"+ g{i + 1}/{n}"))
-        parts.append(f'<line {AXIS} stroke-width="2" x1="{right + 8}" y1="{top}" x2="{right + 8}" y2="{top + row}"/>')
-        parts.append(svg_text(8, top + row + 22, ".grad", "start"))
-        parts.append(svg_text(right + 16, top + 22, "optimizer.step()", "start"))
-        parts.append(svg_text(right + 16, top + 42, "zero_grad()", "start"))
-        parts.append(svg_text(right + 16, top + row + 22, f"= {_('mean gradient')}", "start"))
-        axis = top + row + 44
-        parts.append(f'<line {AXIS} x1="{left}" y1="{axis}" x2="{right}" y2="{axis}"/>')
-        decimals = tick_decimals([0.0, block_seconds * 1000])[0]
-        for i in range(n + 1):
-            x = left + i * block
-            parts.append(f'<line {AXIS} x1="{x:.1f}" y1="{axis - 4}" x2="{x:.1f}" y2="{axis + 4}"/>')
-            parts.append(svg_text(x, axis + 18, fmt_number(i * block_seconds * 1000, decimals)))
-        parts.append(svg_text((left + right) / 2, axis + 40, _("time (ms)")))
-        return "".join([*parts, "</svg>"])
+        left, right = 56, 490  # the time axis, as the template draws it
+        block, decimals = (right - left) / n, tick_decimals([0.0, block_seconds * 1000])[0]
+        starts = [left + i * block for i in range(n + 1)]
+        grads = [f"g1/{n}", *(f"+ g{i}/{n}" for i in range(2, n + 1))]
+        return render_to_string(
+            DIAGRAMS + "#micro-batch-window",
+            {
+                "key": key,
+                "title": title,
+                "desc": desc,
+                "n": n,
+                "width": f"{block - 2:.1f}",
+                "blocks": [(f"{x + 1:.1f}", f"{x + block / 2:.1f}", g) for x, g in zip(starts, grads, strict=False)],
+                "ticks": [(f"{x:.1f}", fmt_number(i * block_seconds * 1000, decimals)) for i, x in enumerate(starts)],
+            },
+        )
 
     def table(self, runs: Runs) -> Table:
         _run, n, block_seconds = _window_run(runs)
@@ -431,10 +254,22 @@ class MicroBatchWindow(Figure):
 
 
 class MetricBars(Figure):
-    """One bar per run of one of METRICS, labelled with its value."""
+    """One bar per run of one of METRICS, labelled with its value: on a log axis for values that span
+    orders of magnitude (`log`), in one binary unit for bytes (`in_binary_units`), and with a table
+    column of what each run's all-reduces sent (`bytes_sent`)."""
 
-    metric = ""
-    log = False  # for values that span orders of magnitude
+    def __init__(
+        self,
+        metric: str,
+        caption: str | Promise,
+        numbers: Callable[[Runs], dict[str, str]],
+        *,
+        log: bool = False,
+        in_binary_units: bool = False,
+        bytes_sent: bool = False,
+    ) -> None:
+        super().__init__(caption, numbers)
+        self.metric, self.log, self.in_binary_units, self.bytes_sent = metric, log, in_binary_units, bytes_sent
 
     @property
     def name(self) -> str:
@@ -445,8 +280,12 @@ class MetricBars(Figure):
         return METRICS[self.metric].text(value) if self.log else fmt_number(value, decimals)
 
     def unit(self, values: list[float]) -> tuple[int, str]:
-        """What the bars' values are divided by, and the axis's label."""
-        return 1, self.name
+        """What the bars' values are divided by, and the axis's label. Bytes: ticks in one binary unit
+        (0, 0.5, 1.0 MiB), named as filesizeformat names it in the page's language ("KiB", "Kio", ...)."""
+        if not self.in_binary_units:
+            return 1, self.name
+        unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
+        return unit, f"{self.name} ({filesizeformat(2 * unit).split()[-1]})"
 
     def text(self, run: LabRun) -> str:
         value = run.metrics.get(self.metric)
@@ -466,44 +305,13 @@ class MetricBars(Figure):
         )
 
     def table(self, runs: Runs) -> Table:
-        header = [_("Run"), self.name, _("Final loss")]
-        return header, [[run.label, self.text(run), fmt_number(final_loss(run), 4)] for run in runs]
-
-
-class WallTimeBars(MetricBars):
-    metric = "wall_seconds"
-
-
-class MemoryBars(MetricBars):
-    metric = "peak_activation_bytes"
-
-    def unit(self, values: list[float]) -> tuple[int, str]:
-        """Ticks in one binary unit (0, 0.5, 1.0 MiB), not decimal bytes; the unit named as
-        filesizeformat names it in the page's language ("KiB", "Kio", ...)."""
-        unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
-        return unit, f"{self.name} ({filesizeformat(2 * unit).split()[-1]})"
-
-
-class ErrorBars(MetricBars):
-    metric = "grad_equivalence_error"
-    log = True  # from 1e-7 to 1e-1
-
-
-class AllReduceBars(MetricBars):
-    metric = "allreduce_calls"
-
-    def table(self, runs: Runs) -> Table:
-        """The bars count calls; the table adds what they sent."""
-        header = [_("Run"), self.name, _("bytes sent"), _("Final loss")]
-        return header, [
-            [
-                run.label,
-                self.text(run),
-                "—" if run.metrics.get("allreduce_bytes") is None else filesizeformat(run.metrics["allreduce_bytes"]),
-                fmt_number(final_loss(run), 4),
-            ]
-            for run in runs
-        ]
+        sent = [_("bytes sent")] if self.bytes_sent else []
+        rows = []
+        for run in runs:
+            value = run.metrics.get("allreduce_bytes")
+            sent_text = ["—" if value is None else filesizeformat(value)] if self.bytes_sent else []
+            rows.append([run.label, self.text(run), *sent_text, fmt_number(final_loss(run), 4)])
+        return [_("Run"), self.name, *sent, _("Final loss")], rows
 
 
 class BatchStatistics(Figure):
@@ -558,41 +366,39 @@ class BatchStatistics(Figure):
             )
             % numbers
         )
-        row_labels = (_("one batch"), "BatchNorm", "LayerNorm")  # names, not words to translate
-        notes = (
-            _("BatchNorm without accumulation: μ, σ over %(batch)d samples") % numbers,
-            _("statistics per micro-batch; running buffers updated %(n)d times") % numbers,
-            _("each sample normalized by itself: same result as one batch of %(batch)d") % numbers,
-        )
-        left, right, row, top = 120, WIDTH - 16, 84, 16
-        width = (right - left) / batch
-        parts = svg_open(key, title, desc, top + 3 * row + 8)
-        for r, (label, note) in enumerate(zip(row_labels, notes, strict=True)):
-            y = top + r * row
-            parts.append(svg_text(8, y + 24, label, "start", extra=' font-weight="700"'))
-            parts.append(svg_text(left, y + row - 14, note, "start"))
-            groups = [(0, batch)] if r == 0 else [(k * micro, micro) for k in range(n)] if r == 1 else []
-            for k, (first, count) in enumerate(groups):
-                x = left + first * width
-                parts.append(
-                    f'<rect x="{x + 1:.1f}" y="{y + 4}" width="{count * width - 2:.1f}" height="46" rx="4" '
-                    f'fill="none" class="{series_class(r)}" stroke="currentColor" stroke-width="2"/>'
-                )
-                sub = "" if r == 0 else str(k + 1).translate(SUBSCRIPTS)
-                in_colour = f' class="{series_class(r)}" fill="currentColor"'
-                parts.append(svg_text(x + count * width / 2, y + 44, f"μ{sub} σ{sub}", extra=in_colour))
-            for i in range(batch):
-                cx = left + (i + 0.5) * width
-                if r == 2:  # LayerNorm: each sample inside its own frame
-                    parts.append(
-                        f'<rect x="{cx - width / 2 + 0.5:.1f}" y="{y + 4}" width="{width - 1:.1f}" height="46" '
-                        f'fill="none" class="{series_class(r)}" stroke="currentColor" stroke-width="1"/>'
-                    )
-                parts.append(
-                    f'<circle cx="{cx:.1f}" cy="{y + 20}" r="{min(3.0, width / 3):.1f}" '
-                    f'class="{series_class(r)}" fill="currentColor"/>'
-                )
-        return "".join([*parts, "</svg>"])
+        left, width = 120, (WIDTH - 16 - 120) / batch  # each sample's share of the row
+        rows = [
+            (_("one batch"), _("BatchNorm without accumulation: μ, σ over %(batch)d samples"), [(0, batch, "")]),
+            ("BatchNorm", _("statistics per micro-batch; running buffers updated %(n)d times"), [
+                (k * micro, micro, str(k + 1).translate(SUBSCRIPTS)) for k in range(n)
+            ]),
+            ("LayerNorm", _("each sample normalized by itself: same result as one batch of %(batch)d"), []),
+        ]  # fmt: skip
+        dots = [left + (i + 0.5) * width for i in range(batch)]
+        context = {
+            "key": key,
+            "title": title,
+            "desc": desc,
+            "dots": [f"{cx:.1f}" for cx in dots],
+            "radius": f"{min(3.0, width / 3):.1f}",
+            "frame_width": f"{width - 1:.1f}",
+            "rows": [
+                {
+                    "y": 16 + r * 84,
+                    "colour": series_class(r),
+                    "label": label,  # BatchNorm and LayerNorm are names, not words to translate
+                    "note": note % numbers,
+                    "groups": [
+                        (f"{left + first * width + 1:.1f}", f"{count * width - 2:.1f}",
+                         f"{left + (first + count / 2) * width:.1f}", f"μ{sub} σ{sub}")
+                        for first, count, sub in groups
+                    ],
+                    "frames": [f"{cx - width / 2 + 0.5:.1f}" for cx in dots] if r == 2 else [],
+                }
+                for r, (label, note, groups) in enumerate(rows)
+            ],
+        }  # fmt: skip
+        return render_to_string(DIAGRAMS + "#batch-statistics", context)
 
 
 # ---------------------------------------------------------------- the figures and their captions' numbers
@@ -667,13 +473,15 @@ def _allreduce(runs: Runs) -> dict[str, str]:
 
 
 FIGURES: dict[tuple[str, str], Figure] = {
-    ("memory-vs-n", "memory"): MemoryBars(
+    ("memory-vs-n", "memory"): MetricBars(
+        "peak_activation_bytes",
         gettext_lazy(
             "Peak activation memory of each run of the same CNN at an effective batch of 64. It falls from "
             "%(first)s at N = 1 to %(last)s at N = 8, %(ratio)s times less, while the final loss stays between "
             "%(low)s and %(high)s: the effective batch did not change."
         ),
         _memory,
+        in_binary_units=True,
     ),
     ("forgot-divide-sgd", "loss"): LossCurves(
         gettext_lazy(
@@ -704,12 +512,14 @@ FIGURES: dict[tuple[str, str], Figure] = {
         ),
         _n_sweep,
     ),
-    ("groupnorm-vs-batchnorm-tiny", "grad-error"): ErrorBars(
+    ("groupnorm-vs-batchnorm-tiny", "grad-error"): MetricBars(
+        "grad_equivalence_error",
         gettext_lazy(
             "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
             "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
         ),
         _errors(batch=1, group=3),
+        log=True,  # from 1e-7 to 1e-1
     ),
     ("token-normalization", "loss"): LossCurves(
         gettext_lazy(
@@ -734,7 +544,8 @@ FIGURES: dict[tuple[str, str], Figure] = {
         ),
         _window,
     ),
-    ("memory-vs-n", "wall-time"): WallTimeBars(
+    ("memory-vs-n", "wall-time"): MetricBars(
+        "wall_seconds",
         gettext_lazy(
             "Wall time of each run. The four runs train on the same 64 samples per optimizer step and their final "
             "losses stay between %(low)s and %(high)s, but splitting the batch into N = 8 micro-batches takes "
@@ -750,21 +561,25 @@ FIGURES: dict[tuple[str, str], Figure] = {
         ),
         _n_sweep,
     ),
-    ("data-parallel-no-sync", "allreduce"): AllReduceBars(
+    ("data-parallel-no-sync", "allreduce"): MetricBars(
+        "allreduce_calls",
         gettext_lazy(
             "Gradient all-reduces of each run. Two processes make %(no_sync)s all-reduces sending %(no_sync_bytes)s "
             "with no_sync, and %(every)s sending %(every_bytes)s when they synchronize after every micro-batch: "
             "%(ratio)s times more bytes, for final losses within %(spread)s of each other."
         ),
         _allreduce,
+        bytes_sent=True,
     ),
-    ("transformer-lm-n-norm", "grad-error"): ErrorBars(
+    ("transformer-lm-n-norm", "grad-error"): MetricBars(
+        "grad_equivalence_error",
         gettext_lazy(
             "Gradient-equivalence error of each run of the small transformer against the full batch, on a "
             "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
             "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
         ),
         _errors(layer=1, rms=3, batch=5),
+        log=True,
     ),
 }
 

@@ -18,8 +18,9 @@ from config.waits import with_retry_after
 from course.page_cache import public_page
 
 from . import selectors, services
+from .charts import X_AXES, CurveView, curve_view, runs_chart, smoothing_text
 from .export import curves_csv, run_payload
-from .figures import X_AXES, CurveView, curve_view, reference_curves, runs_chart, smoothing_text
+from .figures import reference_curves
 from .forms import RunForm
 from .models import LabRun, new_share_token
 from .presets import PRESETS, Preset

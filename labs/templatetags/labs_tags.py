@@ -2,7 +2,7 @@ from django import template
 from django.utils.formats import number_format
 from django.utils.translation import get_language
 
-from labs.figures import sci
+from labs.charts import sci
 from labs.forms import RunForm
 
 register = template.Library()

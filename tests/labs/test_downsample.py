@@ -5,8 +5,8 @@ import random
 
 from django.urls import reverse
 
+from labs.charts import fmt_number
 from labs.downsample import CHART_POINTS_PER_RUN, downsample_curve, lttb_indices
-from labs.figures import fmt_number
 from labs.models import LabRun
 from labs.selectors import MAX_COMPARED
 from tests.lab_charts import drawing, lines

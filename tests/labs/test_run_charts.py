@@ -6,7 +6,7 @@ import pytest
 from django.http import QueryDict
 from django.urls import reverse
 
-from labs.figures import SMOOTH_MAX, CurveView, curve_view, smoothed
+from labs.charts import SMOOTH_MAX, CurveView, curve_view, smoothed
 from labs.models import LabRun
 from tests.lab_charts import dashes, drawing, lines, marks, texts, y_label
 
