@@ -50,6 +50,7 @@ from .sizes import SIZES
 
 ProgressCallback = Callable[[dict[str, Any], int, int], None]
 AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+NO_CONTEXT = contextlib.nullcontext()  # made once: the hot path pays no context it does not need
 
 
 def run_experiment(
@@ -108,21 +109,22 @@ def train(
     optimizer = make_optimizer(config, model)
     feed = Feed(data, config, device, dtype, rank)
     val_chunks, val_count = validation_batches(data, device, dtype)
-    half = AUTOCAST_DTYPES.get(config.precision)
-    nothing = contextlib.nullcontext()  # made once: the hot path pays no context it does not need
-    autocast = torch.autocast(device.type, dtype=half) if half else nothing
+    autocast_dtype = AUTOCAST_DTYPES.get(config.precision)  # bf16 or fp16; None: no autocast
+    autocast = torch.autocast(device.type, dtype=autocast_dtype) if autocast_dtype else NO_CONTEXT
     scaler = torch.amp.GradScaler(device.type, enabled=config.precision == "fp16")
     scale = scaler.get_scale()
 
     def forward(module: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         with autocast:
             logits = module(x)
-        return loss_sum(logits.float() if half else logits, y)  # under autocast, summed in float32
+        return loss_sum(logits.float() if autocast_dtype else logits, y)  # under autocast, summed in float32
 
+    first_window = MeasuredWindow(model, feed, forward, scaler, rank=rank, device=device)
+    later_windows = Window(feed)
     curve: list[dict[str, Any]] = []
     validation: list[dict[str, Any]] = []
     status, lr, samples, tokens = "finished", optimizer.param_groups[0]["lr"], 0, 0
-    meter, grad_error, validation_seconds, metrics_seconds, window_seconds = None, None, 0.0, 0.0, 0.0
+    validation_seconds, window_seconds = 0.0, 0.0
     with matmul_precision(config.precision):
         start = time.perf_counter()
         for step in range(config.steps):
@@ -134,28 +136,15 @@ def train(
                 break
             started = time.perf_counter()
             optimizer.zero_grad(set_to_none=True)
-            if step == 0:  # measured: the full-batch gradient to compare with, and activation memory
-                reference = _full_batch_gradients(model, feed, forward, scaler) if rank == 0 else None
-                metrics_seconds = time.perf_counter() - started
-                if device.type == "cuda":  # allocated now, the gradients stay out of the measurement (0 + g == g)
-                    for p in params:
-                        p.grad = torch.zeros_like(p)
-                meter = ActivationMeter(model, device)
-                batches = feed.own_micro_batches(step)
-            else:
-                batches = feed.micro_batches(step)  # the hot path: no host syncs, no per-micro-batch bookkeeping
-            total, divisors = None, _divisors(config, feed, step)
-            for j, (x, y) in enumerate(batches):
+            window = first_window if step == 0 else later_windows
+            window_loss_sum, divisors = None, _divisors(config, feed, step)
+            for j, (x, y) in enumerate(window.micro_batches(step)):
                 skip_sync = world > 1 and config.sync == "no_sync" and j < config.accumulation_steps - 1
-                with net.no_sync() if skip_sync else nothing, meter.track() if step == 0 else nothing:
+                with net.no_sync() if skip_sync else NO_CONTEXT, window.track():
                     summed = forward(net, x, y)
                     scaler.scale(summed / divisors[j]).backward()
-                total = summed.detach() if total is None else total + summed.detach()
-            if step == 0:
-                if world > 1:  # the run's peak is the largest rank's: what one process of it needs
-                    meter.peak = _all_reduce([meter.peak], device, dist.ReduceOp.MAX)[0]
-                if reference is not None:
-                    grad_error = relative_grad_difference((p.grad for p in params), reference)
+                window_loss_sum = summed.detach() if window_loss_sum is None else window_loss_sum + summed.detach()
+            window.finish()
             scaler.unscale_(optimizer)  # fp16, once per window: the norm and clipping see true gradients
             norm = torch.nn.utils.get_total_norm([p.grad for p in params if p.grad is not None])
             if config.grad_clip is not None:
@@ -163,9 +152,9 @@ def train(
             scaler.step(optimizer)  # fp16: skipped if unscale_ found inf or NaN
             scaler.update()  # fp16: lowers the scale exactly when the step was skipped
             if world > 1:
-                dist.all_reduce(total)
-            loss, norm = _read(total / feed.window_count[step], norm, device)
-            window_seconds += time.perf_counter() - started - (metrics_seconds if step == 0 else 0.0)
+                dist.all_reduce(window_loss_sum)
+            loss, norm = _read(window_loss_sum / feed.window_count[step], norm, device)
+            window_seconds += time.perf_counter() - started - window.seconds
             samples += config.effective_batch_size
             tokens += feed.window_count[step] if data.is_sequence else 0
             point = {
@@ -213,12 +202,12 @@ def train(
         parameter_count=sum(p.numel() for p in params),
         wall_seconds=wall,
         validation_seconds=validation_seconds,
-        metrics_seconds=metrics_seconds,
+        metrics_seconds=first_window.seconds,
         samples_per_second=samples / wall if wall > 0 else 0.0,
         tokens_per_second=(tokens / wall if wall > 0 else 0.0) if data.is_sequence else None,
-        peak_activation_bytes=meter.peak if meter else None,
-        activation_memory_method=meter.method if meter else None,
-        grad_equivalence_error=grad_error,
+        peak_activation_bytes=first_window.meter.peak if first_window.meter else None,
+        activation_memory_method=first_window.meter.method if first_window.meter else None,
+        grad_equivalence_error=first_window.grad_error,
         allreduce_calls=comm.calls if comm else None,
         allreduce_bytes=comm.bytes if comm else None,
         communication_seconds=comm.seconds if comm else None,
@@ -238,26 +227,27 @@ class Feed:
     def __init__(self, data: TaskData, config: RunConfig, device: torch.device, dtype: torch.dtype, rank: int = 0):
         windows = sample_windows(data.train_size, config.steps, config.effective_batch_size, config.seed)
         share = config.effective_batch_size // config.processes  # a rank's contiguous slice of each window
+        self.processes = config.processes
         self.whole, self.lengths = windows, data.train_lengths
         windows = windows[:, rank * share : (rank + 1) * share]
-        self.n, self.m = config.accumulation_steps, config.micro_batch_size
+        self.accumulation_steps, self.micro_batch_size = config.accumulation_steps, config.micro_batch_size
         self.x = data.train_x.to(device=device, dtype=dtype if data.train_x.is_floating_point() else None)
         self.y = data.train_y.to(device)
         self.windows = windows.to(device)
         if data.is_sequence:
-            lengths = data.train_lengths[windows].view(config.steps, self.n, self.m)
+            lengths = data.train_lengths[windows].view(config.steps, self.accumulation_steps, self.micro_batch_size)
             self.micro_width = lengths.amax(-1).tolist()  # time steps each micro-batch needs
             self.micro_count = lengths.sum(-1).tolist()  # its non-padding tokens
             self.window_width = lengths.amax((1, 2)).tolist()
         else:
             self.micro_width = self.window_width = None
-            self.micro_count = [[self.m] * self.n] * config.steps
+            self.micro_count = [[self.micro_batch_size] * self.accumulation_steps] * config.steps
         self.local_count = [sum(counts) for counts in self.micro_count]  # this rank's share of each window
         self.window_count = list(self.local_count)  # the whole window's: all-reduced before it with G > 1
 
     def micro_batches(self, step: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """All micro-batches of a window: one gather, then views (cheaper than N gathers)."""
-        m, width = self.m, self.window_width[step] if self.window_width else None
+        m, width = self.micro_batch_size, self.window_width[step] if self.window_width else None
         x, y = self._take(self.windows[step], width)
         if width is None:
             return list(zip(x.split(m), y.split(m), strict=True))
@@ -266,9 +256,10 @@ class Feed:
     def own_micro_batches(self, step: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """The window's micro-batches, each gathered into its own tensors when it is reached (where
         memory is measured: a view would count the whole window, and a kept one would count still)."""
-        for j in range(self.n):
+        m = self.micro_batch_size
+        for j in range(self.accumulation_steps):
             width = self.micro_width[step][j] if self.micro_width else None
-            yield self._take(self.windows[step, j * self.m : (j + 1) * self.m], width)
+            yield self._take(self.windows[step, j * m : (j + 1) * m], width)
 
     def whole_window(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
         """The window with every rank's samples, as one batch, and its sample or token count."""
@@ -282,6 +273,60 @@ class Feed:
         if width is None:
             return self.x[index], self.y[index]
         return self.x[index, :width], self.y[index, :width]
+
+
+class Window:
+    """An ordinary window: its micro-batches as views of one gather (the hot path: no host syncs, no
+    per-micro-batch bookkeeping), nothing measured."""
+
+    seconds = 0.0  # spent measuring, left out of the window's time
+
+    def __init__(self, feed: Feed) -> None:
+        self.feed = feed
+
+    def micro_batches(self, step: int) -> Iterable[tuple[torch.Tensor, torch.Tensor]]:
+        return self.feed.micro_batches(step)
+
+    def track(self) -> contextlib.AbstractContextManager:
+        return NO_CONTEXT
+
+    def finish(self) -> None:
+        pass
+
+
+class MeasuredWindow(Window):
+    """Window 0, measured: the full-batch gradient to compare the accumulated one with (rank 0), and
+    each micro-batch's activation memory, gathered into its own tensors (a view would count the
+    whole window). Found after the window: `grad_error` and `meter.peak`."""
+
+    def __init__(
+        self, model: nn.Module, feed: Feed, forward: Callable, scaler: Any, *, rank: int, device: torch.device
+    ):
+        super().__init__(feed)
+        self.model, self.forward, self.scaler, self.rank, self.device = model, forward, scaler, rank, device
+        self.reference: list[torch.Tensor | None] | None = None
+        self.meter: ActivationMeter | None = None
+        self.grad_error: float | None = None
+
+    def micro_batches(self, step: int) -> Iterable[tuple[torch.Tensor, torch.Tensor]]:
+        started = time.perf_counter()
+        if self.rank == 0:
+            self.reference = _full_batch_gradients(self.model, self.feed, self.forward, self.scaler)
+        self.seconds = time.perf_counter() - started
+        if self.device.type == "cuda":  # allocated now, the gradients stay out of the measurement (0 + g == g)
+            for p in self.model.parameters():
+                p.grad = torch.zeros_like(p)
+        self.meter = ActivationMeter(self.model, self.device)
+        return self.feed.own_micro_batches(step)
+
+    def track(self) -> contextlib.AbstractContextManager:
+        return self.meter.track()
+
+    def finish(self) -> None:
+        if self.feed.processes > 1:  # the run's peak is the largest rank's: what one process of it needs
+            self.meter.peak = _all_reduce([self.meter.peak], self.device, dist.ReduceOp.MAX)[0]
+        if self.reference is not None:
+            self.grad_error = relative_grad_difference((p.grad for p in self.model.parameters()), self.reference)
 
 
 class ActivationMeter:
@@ -367,17 +412,21 @@ def relative_grad_difference(
     return diff / ref_norm
 
 
+# What a micro-batch's summed loss is divided by before backward, for each loss scaling, from its own
+# count c, the window's count w, its rank's share r, N and G: G times less with G ranks, as DDP
+# averages their gradients.
+LOSS_DIVISORS: dict[str, Callable[[int, int, int, int, int], float]] = {
+    "mean": lambda c, w, r, n, g: w / g,
+    "sum": lambda c, w, r, n, g: c / g,  # each micro-batch's own mean, never divided by N
+    "mean_of_micro_means": lambda c, w, r, n, g: c * n,  # over all G × N micro-batches, over G
+    PER_RANK_SCALING: lambda c, w, r, n, g: r,  # its rank's share × G, over G
+}
+
+
 def _divisors(config: RunConfig, feed: Feed, step: int) -> list[float]:
-    """What each micro-batch's summed loss is divided by before backward: G times less with G ranks,
-    as DDP averages their gradients."""
-    n, g, counts = config.accumulation_steps, config.processes, feed.micro_count[step]
-    if config.loss_scaling == "mean":
-        return [feed.window_count[step] / g] * n
-    if config.loss_scaling == PER_RANK_SCALING:
-        return [feed.local_count[step]] * n  # its rank's share × G, over G
-    if config.loss_scaling == "sum":
-        return [count / g for count in counts]  # each micro-batch's own mean, never divided by N
-    return [count * n for count in counts]  # mean_of_micro_means: over all G × N micro-batches, over G
+    divisor = LOSS_DIVISORS[config.loss_scaling]
+    window, share, n, g = feed.window_count[step], feed.local_count[step], config.accumulation_steps, config.processes
+    return [divisor(count, window, share, n, g) for count in feed.micro_count[step]]
 
 
 def _all_reduce(values: list, device: torch.device, op: Any = dist.ReduceOp.SUM) -> list[int]:
