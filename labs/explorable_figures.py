@@ -35,7 +35,8 @@ from django.utils.translation import gettext_lazy as _
 from accounts import learner_versions
 
 from .charts import CurveView, loss_chart
-from .figures import CACHE_VERSION, FIGURES, METRICS, ReferenceFigures, reference_figures
+from .figure_kinds import METRICS
+from .figures import CACHE_VERSION, FIGURES, ReferenceFigures, reference_figures
 from .models import FigurePrediction, LabRun
 from .presets import PRESETS, Preset
 from .reference import cached, reference_index, reference_sweep_latest

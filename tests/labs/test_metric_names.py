@@ -3,7 +3,8 @@
 from dataclasses import fields
 
 from labs.export import RUN_METRICS
-from labs.figures import FIGURES, MetricBars
+from labs.figure_kinds import MetricBars
+from labs.figures import FIGURES
 from labs.training.results import DIVERGED, STORED_METRICS, RunResult, stored_metrics
 
 # RunResult fields that are not metrics: stored in their own LabRun columns, or only read by the
