@@ -49,13 +49,26 @@ def prose(text: str, lang: str) -> str:
 def word_pattern(word: str) -> re.Pattern:
     """A whole word; for Latin words, not part of an identifier such as loss.backward or loss_fn."""
     if re.search(f"[{DEVANAGARI}]", word):
-        return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(word)}(?![{DEVANAGARI_LETTER}])")
+        # A phrase that opens with a Latin word ("fit हो") starts a Latin word: not the end of "overfit".
+        before = r"(?<![\w.`/_-])" if re.match("[A-Za-z]", word) else rf"(?<![{DEVANAGARI_LETTER}])"
+        return re.compile(rf"{before}{re.escape(word)}(?![{DEVANAGARI_LETTER}])", re.IGNORECASE)
     return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){re.escape(word)}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
 
 
 def stem_pattern(stem: str) -> re.Pattern:
     """A word starting with this stem and not continuing it with a nukta (फ़र्क but not फ़र्क़)."""
     return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(stem)}(?!{NUKTA})")
+
+
+def whole_word_pattern(word: str) -> re.Pattern:
+    """This word or its plural (सबक, सबकों) but not a longer word it begins (सबको, everyone)."""
+    return re.compile(rf"(?<![{DEVANAGARI_LETTER}]){re.escape(word)}(?:ों|ें)?(?![{DEVANAGARI_LETTER}])")
+
+
+# English month names in a Hindi sentence: Hindi writes अक्टूबर 2024, as the guides do.
+ENGLISH_MONTH_RE = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
 
 
 # The learner is addressed in one form, the -ें imperative of the headings and the UI ("ध्यान
@@ -193,6 +206,10 @@ def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
                 found.append(f"{stem!r} (write {spelling!r})")
+        for word, spelling in GLOSSARY["hindi_spelling_words"].items():
+            if whole_word_pattern(word).search(text):
+                found.append(f"{word!r} (write {spelling!r})")
+        found += [f"{month!r} (the Hindi month name)" for month in ENGLISH_MONTH_RE.findall(text)]
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
         found += disagreements(text, spoken)
@@ -301,6 +318,8 @@ def test_the_glossary_names_every_language_and_never_forbids_its_own_words():
             assert not any(word_pattern(v).fullmatch(term[lang]) for v in term.get("forbidden", {}).get(lang, []))
     for stem, spelling in GLOSSARY["hindi_spelling"].items():
         assert not stem_pattern(stem).match(spelling)
+    for word, spelling in GLOSSARY["hindi_spelling_words"].items():
+        assert not whole_word_pattern(word).match(spelling)
 
 
 def test_every_hindi_noun_term_has_one_gender():
@@ -356,7 +375,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("मॉडल को train करना", "hi", True),
         ("Loss को N से divide कीजिए।", "hi", True),  # the -इए form
         ("Lab चलाइए और देखिए", "hi", True),
-        ("Loss को N से divide करें, इसलिए नहीं कि यह चाहिए, उसके लिए जो दिए गए हैं।", "hi", False),
+        ("Loss को N से भाग दें, इसलिए नहीं कि यह चाहिए, उसके लिए जो दिए गए हैं।", "hi", False),
         ("Multi-GPU ट्रेनिंग।", "hi", True),  # the danda ends a word
         ("यह ट्रेनिंग॥", "hi", True),
         ("यह गलत।", "hi", True),
@@ -397,10 +416,92 @@ def test_every_hindi_noun_term_has_one_gender():
         ("नई गाइडों में", "hi", False),
         ("किसी run में", "hi", False),  # किसी has no gender
         ("की `x` run", "hi", False),  # only words that stand next to each other
+        # Hindi, issue 40 (second reader): one verb pair for arithmetic, the school one
+        ("Loss को N से divide करें।", "hi", True),
+        ("Loss को N से भाग दें, फिर 8 से गुणा करें।", "hi", False),
+        ("EMA पुराने average को decay से multiply करता है।", "hi", True),
+        ("वरना gradient दो बार भाग हो जाता।", "hi", True),  # reads as "runs away"
+        ("gradient दो बार भाग नहीं होता", "hi", True),
+        ("वरना gradient दो बार विभाजित हो जाता, यानी उसे दो बार भाग दिया जाता।", "hi", False),
+        ("`divide_by_window_tokens()` और lab `forgot-divide-sgd`", "hi", False),  # code keeps its names
+        ("हर GPU पर 2 images fit होती हैं।", "hi", True),
+        ("हर GPU पर 2 images समाती हैं, model overfit होता है, रेखा fit नहीं बैठती।", "hi", False),
+        ("20 steps का warm-up", "hi", True),
+        ("20 steps का warmup", "hi", False),
+        ("पुराना mean of micro-batch means", "hi", True),
+        ("पुराना micro-batch means का mean", "hi", False),
+        ("दो decimal places तक जवाब दें।", "hi", True),
+        ("चार दशमलव स्थानों तक जवाब दें।", "hi", True),
+        ("दशमलव के चार अंकों तक जवाब दें।", "hi", False),
+        ("October 2024 में", "hi", True),
+        ("अक्टूबर 2024 में", "hi", False),
+        ("चित्रों और कोड के साथ", "hi", True),
+        ("चित्रों और code के साथ, उसके QR कोड से", "hi", False),
+        ("float32 के लायक tolerances", "hi", True),
+        ("float32 के लायक़ tolerances", "hi", False),
+        ("दो सबक किसी भी code पर", "hi", True),
+        ("यही सबक:", "hi", True),
+        ("दो सबक़, और सबको, सबकी, सबके लिए", "hi", False),  # सबको (everyone) is another word
+        ("बिलकुल वैसा ही", "hi", True),
+        ("बिल्कुल वैसा ही", "hi", False),
+        ("यह भूली हुई division", "hi", True),  # division is masculine
+        ("यह भूला हुआ division", "hi", False),
+        ("बड़ी CNN", "hi", True),  # CNN is masculine
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
     assert bool(violations(text, lang)) is flagged
+
+
+# A name from code keeps its case. The rule that capitalises the English word opening a Hindi
+# sentence once turned `model.no_sync()` into "Model.no_sync()" (issue 40), a name that does not exist:
+# a translation may not carry the capitalised form of a name its English text writes in lower case.
+CODE_NAME_RE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.\w+)*(?:\(\)|\.\w+)|(?<![\w.])[A-Za-z]\w*_\w+")
+
+
+def capitalised_code_names(text: str, english: str) -> list[str]:
+    names = set(CODE_NAME_RE.findall(english))
+    return sorted(
+        name
+        for name in set(CODE_NAME_RE.findall(text))
+        if name[0].isupper() and name not in names and name[0].lower() + name[1:] in names
+    )
+
+
+def localized_pairs(node, lang: str):
+    """(translation, English) of every text in a quiz file."""
+    if isinstance(node, dict):
+        if set(LANGUAGES) <= node.keys():
+            yield str(node[lang]), str(node["en"])
+            return
+        for value in node.values():
+            yield from localized_pairs(value, lang)
+    elif isinstance(node, list):
+        for value in node:
+            yield from localized_pairs(value, lang)
+
+
+def test_the_code_name_check_flags_a_capitalised_name():
+    english = "DistributedDataParallel with N = 4. How should model.no_sync() be used?"
+    assert capitalised_code_names("N = 4 है। Model.no_sync() का इस्तेमाल कैसे करें?", english) == ["Model.no_sync()"]
+    assert capitalised_code_names("N = 4 है। इसमें model.no_sync() का इस्तेमाल कैसे करें?", english) == []
+    assert capitalised_code_names("Loss_fn लें।", "Take loss_fn.") == ["Loss_fn"]
+    assert capitalised_code_names("DistributedDataParallel.", english) == []  # its own capital
+
+
+@pytest.mark.parametrize("lang", ["hi", "fr"])
+def test_a_name_from_code_keeps_its_case_when_it_opens_a_sentence(lang):
+    found = []
+    for folder in guide_folders(CONTENT_DIR):
+        text, english = ((folder / f"{name}.md").read_text(encoding="utf-8") for name in (lang, "en"))
+        found += [f"{folder.name}/{lang}.md: {name}" for name in capitalised_code_names(text, english)]
+    for slug, path in quiz_files(CONTENT_DIR):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        for text, english in localized_pairs(data, lang):
+            found += [f"{slug}/quiz.yaml: {name}" for name in capitalised_code_names(text, english)]
+    for english, text in translations(LOCALE_DIR / lang / "LC_MESSAGES" / "django.po"):
+        found += [f"django.po: {name}" for name in capitalised_code_names(text, english)]
+    assert found == []
 
 
 def test_the_check_reads_a_spoken_summarys_devanagari_terms():
