@@ -244,9 +244,14 @@ def book_hash(language: str) -> str:
     for page in _pages(language):
         digest.update(f"{page.guide.slug}|{page.guide.order}|{page.title}|{page.summary}".encode())
         digest.update(page.body_html.encode())
-    for path in [*(_font_path(name) for name in FONTS), _static_path("css/book.css"), Path(__file__)]:
+    for path in [*(_font_path(name) for name in FONTS), BOOK_CSS, Path(__file__)]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
+
+
+# The books' style sheet: beside this module, not in static/, as its font URLs are the book's own
+# layout (EPUB/fonts/), which the site's collectstatic could not resolve.
+BOOK_CSS = Path(__file__).resolve().parent / "book.css"
 
 
 def _static_path(name: str) -> Path:
@@ -437,7 +442,7 @@ def write_book(language: str, path: Path) -> Path:
         book.writestr("META-INF/container.xml", CONTAINER, compress_type=zipfile.ZIP_DEFLATED)
         for name, text in files.items():
             book.writestr(name, _well_formed(name, text), compress_type=zipfile.ZIP_DEFLATED)
-        book.write(_static_path("css/book.css"), "EPUB/css/book.css", compress_type=zipfile.ZIP_DEFLATED)
+        book.write(BOOK_CSS, "EPUB/css/book.css", compress_type=zipfile.ZIP_DEFLATED)
         for font in FONTS:
             book.write(_font_path(font), f"EPUB/fonts/{font}", compress_type=zipfile.ZIP_STORED)  # woff2: compressed
     partial.replace(path)  # a reader following the course page's link never gets half a book

@@ -1,6 +1,7 @@
 """Static files and media answer byte-range requests (config/static_files.py): an audio player
 needs them to show the narration's duration and to seek in it."""
 
+import json
 import urllib.error
 import urllib.request
 
@@ -138,3 +139,20 @@ def test_a_range_with_anything_but_ascii_digits_gets_the_whole_file(files, url, 
     positions are ASCII digits only, and a range that is not one is ignored like any unreadable one."""
     response = files.get(url, headers={"Range": header})
     assert response.status_code == 200 and content(response) == BODY
+
+
+def test_every_static_file_collects_with_the_production_storage(settings, tmp_path):
+    """bin/setup collects the static files with WhiteNoise's manifest storage, which follows every
+    url() in CSS and every sourceMappingURL in JS and stops at one that names no file: a vendored
+    script without its map, or a style sheet whose URLs belong to another layout, stops the run
+    command on a fresh clone."""
+    from django.core.management import call_command
+
+    settings.STATIC_ROOT = tmp_path / "static"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    call_command("collectstatic", interactive=False, verbosity=0)
+    manifest = json.loads((settings.STATIC_ROOT / "staticfiles.json").read_text())
+    assert "css/site.css" in manifest["paths"] and "vendor/htmx/htmx.min.js" in manifest["paths"]
