@@ -36,6 +36,8 @@ QUANTITY_AFTER_RE = re.compile(
 NAMING_CONTEXT_RE = re.compile(
     r"(?:(?<!\w)(?:arxiv|pr|issue|ligne|lignes|page|port|nᵒ|numéro|seed|graine)|#)[\s\u00a0]*$", re.IGNORECASE
 )
+# 5,8e-2, 1e-7, 3.6e-7 (but not a name such as "fp8e4m3", nor 4e, an ordinal).
+E_NOTATION_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?e[-−+]?\d+(?!\w)")
 FAULTS = [
     # (what is wrong, where it is)
     ("; ! ? need U+202F before them", re.compile(r"(?<![\u202f;!?(\[{«“‘/:])[;!?]+(?=[\s)\]»”’.,…]|$)")),
@@ -48,6 +50,8 @@ FAULTS = [
     ("a number's % needs U+202F before it", re.compile(r"\d(?:[ \u00a0])?%")),
     ("a straight apostrophe: write ’ (U+2019)", re.compile(r"'")),
     ("an ordinal: write 4ᵉ, 1ᵉʳ, 2ⁿᵈ or the word, and nᵒ for a number", ORDINAL_RE),
+    # Issue 40 (second reader): 1e-7 is code's way of writing a number; French prose writes 10⁻⁷.
+    ("e-notation in prose: write 5,8 × 10⁻² or 10⁻⁷", E_NOTATION_RE),
 ]
 # A dotted number written as code (max_norm=1.0) is code.
 DECIMAL_POINT_RE = re.compile(r"(?<![\w.=])\d+\.\d+(?![\w.]*\d)")

@@ -202,6 +202,10 @@ def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
         for variant in [] if spoken and lang == "hi" else term.get("forbidden", {}).get(lang, []):
             if word_pattern(variant).search(text):
                 found.append(f"{variant!r} (write {term[lang]!r})")
+    if lang == "fr":
+        for phrase, advice in GLOSSARY["french_refused"].items():
+            if word_pattern(phrase).search(text):
+                found.append(f"{phrase!r} (write {advice!r})")
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -254,7 +258,7 @@ def guide_texts():
 
 def summary_texts():
     for folder in guide_folders(CONTENT_DIR):
-        for lang in ("en", "hi"):
+        for lang in LANGUAGES:
             yield pytest.param(folder / f"summary.{lang}.txt", lang, id=f"{folder.name}/summary.{lang}.txt")
 
 
@@ -343,6 +347,31 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Les losses par token.", "fr", True),
         ("Appeler `loss.backward()` puis loss.backward(), loss_fn et scaler.scale(loss).", "fr", False),
         ("Diviser la perte par N.", "fr", False),
+        # French, issue 40 (second reader): calques and second words (glossary.yaml's french_refused)
+        ("ce qui se dérègle, sans bruit, quand", "fr", True),  # « bruit » is the gradient's noise
+        ("ce qui se dérègle sans prévenir ; l’échelle de bruit", "fr", False),
+        ("environ 5,7 fois plus de temps réel", "fr", True),
+        ("environ 5,7 fois plus de durée réelle", "fr", False),
+        ("Vous affinez un modèle de langage.", "fr", True),
+        ("Vous faites le fine-tuning d’un modèle ; une application affine.", "fr", False),
+        ("Le scheduler compte des pas d’optimiseur.", "fr", True),
+        ("Le scheduler compte des pas d’optimisation ; l’état de l’optimiseur.", "fr", False),
+        ("une somme courante sur tout l’entraînement", "fr", True),
+        ("une somme cumulée sur le micro-lot courant", "fr", False),
+        ("dont tous les tokens sont labellisés", "fr", True),
+        ("dont tous les tokens portent un label", "fr", False),
+        ("une dernière fenêtre sous-dimensionnée", "fr", True),
+        ("au dernier micro-pas", "fr", True),
+        ("En data-parallel, chaque GPU", "fr", True),
+        ("le data loader regroupe", "fr", True),
+        ("le dataloader regroupe", "fr", False),
+        ("on rétropropage chaque perte", "fr", True),
+        ("la variance des gradients par exemple ne diminue pas", "fr", True),  # reads "for example"
+        ("la variance des gradients individuels, par exemple", "fr", False),
+        ("### Poids de classe et poids par exemple", "fr", True),
+        ("LayerNorm travaille exemple par exemple ; par exemple quand", "fr", False),
+        ("un fichier de tests qui prouve votre boucle", "fr", True),  # a test does not prove
+        ("un fichier de tests qui valide votre boucle", "fr", False),
         ("Le modèle s'entraîne sur 8 GPU.", "fr", True),  # a model "est entraîné"
         ("Le modèle est entraîné sur 8 GPU ; pour vous entraîner, faites le quiz.", "fr", False),
         ("Écrêtez le gradient accumulé.", "fr", True),

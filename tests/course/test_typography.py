@@ -179,7 +179,9 @@ def test_a_changed_rule_sets_the_french_pages_again():
         ("le 4ème micro-lot", True),
         ("l’exécution n° 12", True),
         ("le 4ᵉ micro-lot, le 1ᵉʳ pas, l’exécution nᵒ 12", False),
-        ("un écart de 1e-7 ou 2e+3", False),
+        ("un écart de 1e-7 ou 2e+3", True),  # code's notation (issue 40, second reader)
+        ("des poids qui s’écartent jusqu’à 5,8e-2", True),
+        ("un écart de 5,8 × 10⁻² ou 10⁻⁷, le format fp8e4m3", False),
         ("un lot de 1024", True),
         ("2000 pas de warmup", True),  # a quantity, though it could be a year
         (f"un lot de 1{NNBSP}024 et 2{NNBSP}000 pas", False),
