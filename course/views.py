@@ -283,7 +283,7 @@ def web_manifest(request: HttpRequest) -> HttpResponse:
                 "sizes": "512x512",
                 "type": "image/png",
                 "purpose": "maskable",
-            },  # noqa: E501
+            },
             {"src": static("img/favicon.svg"), "sizes": "any", "type": "image/svg+xml"},
         ],
     }
