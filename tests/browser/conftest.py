@@ -90,7 +90,7 @@ class PageProblems:
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(service_workers="block", viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.problems = PageProblems(page)
     yield page
@@ -101,7 +101,9 @@ def page(browser):
 
 @pytest.fixture
 def phone_page(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        service_workers="block", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     page.problems = PageProblems(page)
     yield page
@@ -232,7 +234,9 @@ def main_pages(course_site, learner) -> MainPages:
 @pytest.fixture
 def new_page(browser, live_server):
     """Pages in fresh browser contexts: `new_page(user=..., phone=True)`. Each fails the test on a
-    console error or failed request, like `page`."""
+    console error or failed request, like `page`. The site's service worker is blocked unless a test
+    asks for it (`service_workers="allow"`, tests/browser/test_offline.py): once it controls a page,
+    the requests it makes itself are out of Playwright's reach (page.route, the request events)."""
     from django.test import Client
 
     contexts = []
@@ -240,7 +244,8 @@ def new_page(browser, live_server):
     def make(user=None, phone: bool = False, **options):
         if phone:
             options.update(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-        context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+        options = {"viewport": {"width": 1280, "height": 900}, "service_workers": "block", **options}
+        context = browser.new_context(**options)
         if user is not None:
             client = Client()
             client.force_login(user)

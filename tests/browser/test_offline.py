@@ -40,7 +40,7 @@ def test_saved_guides_read_offline_a_quiz_needs_a_connection_and_a_sync_replaces
     from course.services import guides_sync
 
     guides_sync()
-    page = new_page(phone=True)
+    page = new_page(phone=True, service_workers="allow")
     context = page.context
     opened_url = f"{live_server.url}/en/guides/{OPENED}/"
     saved_url = f"{live_server.url}/en/guides/{SAVED}/"
@@ -138,7 +138,7 @@ def narrated(course_site, settings):
 
 
 def test_narration_is_stored_only_when_asked_and_then_plays_offline(new_page, live_server, narrated):
-    page = new_page()
+    page = new_page(service_workers="allow")
     page.goto(f"{live_server.url}/fr/course/")
     page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
     save = page.locator("[data-offline-save]")
