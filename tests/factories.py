@@ -339,3 +339,29 @@ def reference_sweep(slug: str, status="succeeded", **metrics):
         )
     reference_results_changed()
     return runs
+
+
+# ---------------------------------------------------------------- narration, recorded for real
+
+
+def french_narration_recorded(slug: str, stem: str) -> tuple[object, list[Path]]:
+    """Real espeak-ng recordings of one French guide page (its section titles only: a second each),
+    stored on the page as generate_narration stores them; returns the page and the files written."""
+    from django.conf import settings
+
+    from course import narration
+    from course.models import GuidePage
+    from course.services import narration_record, narration_sections, narration_store
+
+    page = GuidePage.objects.select_related("guide").get(guide__slug=slug, language="fr")
+    sections = narration_sections(page)
+    full = settings.NARRATION_DIR / f"{slug}.fr.{stem}.ogg"
+    summary = settings.NARRATION_DIR / f"{slug}.fr.{stem}-summary.ogg"
+    marks = narration.synthesize_chapters([s["title"] for s in sections], "fr", full)
+    starts = zip(sections, marks, strict=False)  # marks ends with the total duration
+    chapters = [{"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in starts]
+    narration.write_chapters_vtt(chapters, marks[-1], full.with_suffix(".vtt"))
+    narration_record(page, full.name, marks[-1], chapters)
+    seconds = narration.synthesize(page.title, "fr", summary)
+    narration_store(page, {"summary_audio_file": summary.name, "summary_audio_seconds": seconds})
+    return page, [full, full.with_suffix(".vtt"), summary]

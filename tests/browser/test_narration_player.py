@@ -5,6 +5,8 @@ import math
 
 import pytest
 
+from tests import factories
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 GUIDE = "normalization-and-accumulation"
@@ -14,23 +16,9 @@ GUIDE = "normalization-and-accumulation"
 def narrated(course_site, settings):
     """Real espeak-ng recordings, as generate_narration makes them, but of the section titles only
     (a second each) so that the test takes no time to synthesize."""
-    from course import narration
-    from course.models import GuidePage
-    from course.services import narration_record, narration_sections, narration_store
-
-    page = GuidePage.objects.select_related("guide").get(guide__slug=GUIDE, language="fr")
-    sections = narration_sections(page)
-    full = settings.NARRATION_DIR / f"{GUIDE}.fr.player-test.ogg"
-    summary = settings.NARRATION_DIR / f"{GUIDE}.fr.player-test-summary.ogg"
-    marks = narration.synthesize_chapters([s["title"] for s in sections], "fr", full)
-    starts = zip(sections, marks, strict=False)  # marks ends with the total duration
-    chapters = [{"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in starts]
-    narration.write_chapters_vtt(chapters, marks[-1], full.with_suffix(".vtt"))
-    narration_record(page, full.name, marks[-1], chapters)
-    seconds = narration.synthesize(page.title, "fr", summary)
-    narration_store(page, {"summary_audio_file": summary.name, "summary_audio_seconds": seconds})
+    page, files = factories.french_narration_recorded(GUIDE, "player-test")
     yield page
-    for file in (full, full.with_suffix(".vtt"), summary):
+    for file in files:
         file.unlink(missing_ok=True)
 
 

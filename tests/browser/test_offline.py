@@ -8,6 +8,7 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
+from tests import factories
 from tests.polling import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -116,24 +117,9 @@ NARRATION_CACHE = "async () => (await (await caches.open('course-narration')).ke
 @pytest.fixture
 def narrated(course_site, settings):
     """Real espeak-ng recordings of one French guide (its section titles only: a second each)."""
-    from course import narration
-    from course.models import GuidePage
-    from course.services import narration_record, narration_sections, narration_store
-
-    page = GuidePage.objects.select_related("guide").get(guide__slug=NARRATED, language="fr")
-    sections = narration_sections(page)
-    full = settings.NARRATION_DIR / f"{NARRATED}.fr.offline-test.ogg"
-    summary = settings.NARRATION_DIR / f"{NARRATED}.fr.offline-test-summary.ogg"
-    marks = narration.synthesize_chapters([s["title"] for s in sections], "fr", full)
-    chapters = [
-        {"id": s["id"], "title": s["title"], "start": round(m, 1)} for s, m in zip(sections, marks, strict=False)
-    ]
-    narration.write_chapters_vtt(chapters, marks[-1], full.with_suffix(".vtt"))
-    narration_record(page, full.name, marks[-1], chapters)
-    seconds = narration.synthesize(page.title, "fr", summary)
-    narration_store(page, {"summary_audio_file": summary.name, "summary_audio_seconds": seconds})
+    page, files = factories.french_narration_recorded(NARRATED, "offline-test")
     yield page
-    for file in (full, full.with_suffix(".vtt"), summary):
+    for file in files:
         file.unlink(missing_ok=True)
 
 

@@ -22,22 +22,12 @@ from labs.training.config import (
     config_fingerprint,
     validate_config,
 )
+from tests import factories
 
 complete_run_settings = importlib.import_module("labs.migrations.0006_complete_run_settings")
 
 # As runs were stored before every setting was: the ones at their default left out.
-SPARSE = {
-    "task": "digits-mlp",
-    "norm": "layer",
-    "effective_batch_size": 16,
-    "accumulation_steps": 4,
-    "loss_scaling": "mean",
-    "optimizer": "sgd",
-    "learning_rate": 0.05,
-    "steps": 3,
-    "seed": 0,
-    "grad_clip": None,
-}
+SPARSE = dict(factories.TINY_RUN)
 
 
 def test_a_run_stored_before_every_setting_was_is_completed_and_still_reused(learner):
