@@ -310,7 +310,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = LAB_SOFT_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = LAB_HARD_TIME_LIMIT
 _LONGEST_RUN = max(LAB_HARD_TIME_LIMIT, LAB_CUDA_HARD_TIME_LIMIT)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _LONGEST_RUN + 300}
-CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 50)
+# A pool child is replaced after this many tasks, to bound a long-lived PyTorch process's memory. The beat's
+# dispatcher and sweeper count too (10 a minute), and the new child loads PyTorch before it takes a run:
+# 1000 replaces it every hour and a half or later, not every five minutes (docs/SCALING.md measured the pauses).
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 1000)
 # A pool child loads torch (and on a GPU initialises CUDA) before it says it is up (labs.workers.pool_child_prepare):
 # Celery's 4 s default would kill it on a busy machine.
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("CELERY_WORKER_PROC_ALIVE_TIMEOUT", 120)
