@@ -1,6 +1,5 @@
-"""Loss charts and numbers in the page's language: the run and compare pages draw their runs' loss
-curves (`runs_chart`) as their controls choose, a CurveView read from the page's query string; the
-guides' figures (labs/figures.py) draw theirs with the same code and the default view.
+"""Loss charts and numbers in the page's language: the run and compare pages draw their runs as their
+controls choose (a CurveView from the query string), the guides' figures with the default view.
 """
 
 import math
@@ -44,8 +43,7 @@ SMOOTH_STEP = 0.05  # the controls' steps
 
 @dataclass(frozen=True)
 class CurveView:
-    """How a loss chart draws its runs. The guides' figures draw with the defaults; the run and
-    compare pages as their controls choose (`curve_view`)."""
+    """How a loss chart draws its runs: the guides' figures with the defaults, the pages by `curve_view`."""
 
     x: str = "step"  # one of X_AXES
     log_y: bool = False
@@ -54,8 +52,7 @@ class CurveView:
     styled: bool = True  # each run its own dash pattern and marker shape, not colour alone
     points: int = CURVE_POINTS  # at most, per run (labs/downsample.py)
 
-    def query(self) -> list[tuple[str, str]]:
-        """The view as the controls' form sends it: for a link that shows the chart this way."""
+    def query(self) -> list[tuple[str, str]]:  # as the controls' form sends it, for a link
         return [
             ("x", self.x),
             ("y", "log" if self.log_y else "linear"),
@@ -66,9 +63,8 @@ class CurveView:
 
 
 def curve_view(query) -> CurveView:
-    """The run and compare pages' chart as their URL's query (a QueryDict) sets it. A value the
-    controls cannot send falls back to its default, so an old or edited link still shows a chart;
-    smoothing is brought into [0, SMOOTH_MAX] and to the controls' steps."""
+    """The chart as the query (a QueryDict) sets it. A value the controls cannot send falls back to its
+    default, so an old or edited link still shows a chart; smoothing is kept to the controls' steps."""
     try:
         smooth = float(query.get("smooth") or 0)
     except ValueError:
@@ -91,8 +87,8 @@ def _finite(value) -> bool:
 
 
 def smoothed(values: Sequence[float | None], weight: float) -> list[float | None]:
-    """An exponential moving average, corrected for its start (as TensorBoard smooths): the first
-    points are not pulled toward zero. A missing loss stays missing and leaves the average alone."""
+    """An exponential moving average corrected for its start, as TensorBoard's (the first points are not
+    pulled toward zero). A missing loss stays missing and leaves the average alone."""
     average, count, found = 0.0, 0, []
     for value in values:
         if not _finite(value):
@@ -157,8 +153,7 @@ def _last_loss(run: LabRun) -> str:
 
 
 def runs_chart(runs: Runs, view: CurveView, *, key: str, title: str) -> str:
-    """The run and compare pages' chart. Its description says what the drawing shows: the runs, the
-    view's choices and each run's last training loss (the exports and tables have every number)."""
+    """The run and compare pages' chart, described: the runs, the view's choices, each run's last loss."""
     sentences = [str(RUNS_CHART_DESC[view.x]) % {"labels": ", ".join(run.label for run in runs)}]
     if view.validation and any(run.validation for run in runs):
         sentences.append(_("Markers show each run's validation loss at its evaluations."))

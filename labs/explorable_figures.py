@@ -1,21 +1,13 @@
-"""Explorable figures and "predict, then see": each lab figure of a guide (`{{ figure: <preset>/<name> }}`)
-becomes a panel drawn into guide pages and htmx fragments.
+"""Explorable figures and "predict, then see": each lab figure of a guide becomes a panel (in guide
+pages and htmx fragments) with one choice per run of its preset, which shows that run's reference
+curve and numbers beside the first run's, plus "all runs" (the guide's own figure, labs/figures.py).
+Everything comes from the STORED reference sweep: nothing is trained on a request.
 
-The panel offers a control over the variable its preset varies (N, the normalization layer, the
-precision, G and sync, the loss normalization): one choice per run of the preset, plus "all runs"
-(the guide's own figure, from labs/figures.py). A choice shows that run's reference curve beside
-the preset's first run, with its gradient-equivalence error, memory and other measured numbers.
-Everything comes from the STORED reference sweep: nothing is trained on a request, and a choice
-without a reference result says so and links the preset.
-
-Before a figure shows its result the learner may predict it (which run ends lowest, needs the
-least memory...): the answer is compared with the reference runs' own numbers. The state of each
-figure on a page lives in the page's URL, so it can be shared: `?fig-<preset>-<name>=<choice>` and
-`?predict-<preset>-<name>=<option>`; a signed-in learner's prediction is also stored.
-
-`explorable_figures` is the provider course/figures.py calls for each figure line of a guide. A
-panel that is the same for everyone in its state is cached (`_shared_panel_key` says when); one
-with the prediction form of a signed-in learner carries their CSRF token and is drawn each time.
+Before seeing a result the learner may predict it; the answer is the reference runs' own numbers.
+Each figure's state lives in the page's URL, to share: `?fig-<preset>-<name>=<choice>` and
+`?predict-<preset>-<name>=<option>`; a signed-in learner's prediction is also stored. A panel the
+same for everyone in its state is cached (`_shared_panel_key`); one with a signed-in learner's
+prediction form carries their CSRF token and is drawn each time.
 """
 
 import math
@@ -49,9 +41,7 @@ SKIP = "skip"  # "just show me": no prediction
 SAME_SPREAD = 0.01  # results within 1 % of the largest count as "about the same"
 
 
-class Variable(NamedTuple):
-    """A setting a preset may vary."""
-
+class Variable(NamedTuple):  # a setting a preset may vary
     key: str  # in the run's config
     short: str  # before the value in a choice's slug: "N4"
     name: str | Promise
@@ -94,14 +84,12 @@ def figure_id(preset: str, name: str) -> str:
     return f"{preset}-{name}"
 
 
-def is_explorable(preset: str, name: str) -> bool:
-    """A figure drawn from a preset's runs (a concept figure shows an idea, with nothing to choose)."""
+def is_explorable(preset: str, name: str) -> bool:  # drawn from runs: a concept figure has nothing to choose
     figure = FIGURES.get((preset, name))
     return figure is not None and figure.from_runs
 
 
-def varied(preset: Preset) -> list[Variable]:
-    """The settings that differ between the preset's runs."""
+def varied(preset: Preset) -> list[Variable]:  # the settings that differ between the preset's runs
     configs = [run.config for run in preset.runs]
     return [v for v in VARIABLES if len({str(c[v.key]) for c in configs}) > 1]
 
@@ -149,13 +137,9 @@ def reference_answer(preset: Preset, asked: Question, runs: list[LabRun]) -> str
     return choices(preset)[values.index(best)].slug
 
 
-def _answer(preset: str, asked: Question) -> str | None:
-    """The option the reference runs bear out now (None before they have finished)."""
+def _answer(preset: str, asked: Question) -> str | None:  # None before the reference runs have finished
     reference = reference_sweep_latest(preset)
     return reference_answer(PRESETS[preset], asked, reference.runs) if reference else None
-
-
-# ---------------------------------------------------------------- the figure's state in a URL
 
 
 def state_params(figure: str) -> tuple[str, str]:
@@ -177,11 +161,7 @@ def url_with_state(current_url: str, figure: str, choice: str, predicted: str) -
     return parts.path + (f"?{encoded}" if encoded else "")
 
 
-# ---------------------------------------------------------------- one run beside the first
-
-
-def _numbers(run: LabRun) -> list[tuple[str, str]]:
-    """The run's measured numbers the figure's question and text talk about, where it has them."""
+def _numbers(run: LabRun) -> list[tuple[str, str]]:  # the run's METRICS, where it has them
     return [
         (str(metric.name), metric.text(value))
         for key, metric in METRICS.items()
@@ -212,9 +192,6 @@ def _chosen_context(preset: str, name: str, choice: Choice) -> dict:
     }
 
 
-# ---------------------------------------------------------------- the panel's state
-
-
 def _once_per_request(request: HttpRequest, name: str, read: Callable):
     """What every figure of a page asks for, read once for the request (kept on it, never longer)."""
     found = request.__dict__.setdefault("_explorable_figures", {})
@@ -224,8 +201,7 @@ def _once_per_request(request: HttpRequest, name: str, read: Callable):
 
 
 def _stored_prediction(request: HttpRequest | None, preset: str, name: str) -> str:
-    """The learner's stored prediction for the figure ("" for none): one query for all the
-    figures of the page."""
+    """The learner's stored prediction for the figure ("" for none): one query for the whole page."""
     if request is None or not request.user.is_authenticated:
         return ""
 
@@ -248,8 +224,7 @@ def _option_label(preset_obj, option: str) -> str:
 
 
 def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
-    """The other figures' state on the page, which this figure's forms carry along (nothing else of
-    the query string)."""
+    """The other figures' state on the page, which this figure's forms carry along (nothing else)."""
     own = state_params(fid)
     return [
         (key, value)
@@ -260,8 +235,7 @@ def _other_figures_state(query, fid: str) -> list[tuple[str, str]]:
 
 
 def panel_context(preset: str, name: str, query, request: HttpRequest | None, page_path: str) -> dict:
-    """Everything the panel template needs, from the URL's state for this figure (`query`, a
-    QueryDict) and the learner's stored prediction."""
+    """The panel template's context, from the figure's state in `query` and the stored prediction."""
     preset_obj, fid = PRESETS[preset], figure_id(preset, name)
     fig_param, predict_param = state_params(fid)
     asked = question(preset, name)
@@ -318,8 +292,7 @@ def render_panel(preset: str, name: str, query, request: HttpRequest | None, pag
 
 
 class ExplorableFigures(ReferenceFigures):
-    """The provider course/figures.py calls: a lab figure becomes its explorable panel; any other
-    figure (a concept drawing) is the reference figures' own."""
+    """The provider course/figures.py calls: a lab figure becomes its panel, a concept figure is drawn."""
 
     def render(self, preset: str, name: str, language: str, request: HttpRequest | None = None) -> str:
         if not is_explorable(preset, name):
@@ -335,8 +308,7 @@ class ExplorableFigures(ReferenceFigures):
             return draw() if key is None else cached(key, draw, PANEL_TIMEOUT)
 
     def render_static(self, preset: str, name: str, language: str) -> str:
-        """The figure with every run, nothing to pick or predict: as the course's books print it
-        (course/book.py)."""
+        """The figure with every run, nothing to pick or predict: as the books print it (course/book.py)."""
         return super().render(preset, name, language)
 
 
@@ -344,10 +316,8 @@ explorable_figures = ExplorableFigures()
 
 
 def _shared_panel_key(preset: str, name: str, language: str, request: HttpRequest) -> str | None:
-    """The cache key of the panel a guide page shows with no figure's state in its query string
-    (made-up URLs never fill the cache), or None when the panel is this learner's alone: their
-    prediction form, with their CSRF token. Everything else the panel shows follows from the key:
-    the reference sweep (its runs, the answer), the drawing's version and the prediction shown."""
+    """The cache key of a panel with no figure's state in the query string (made-up URLs never fill the
+    cache), or None when it is this learner's alone: their prediction form, with their CSRF token."""
     if any(key.startswith(("fig-", "predict-")) for key in request.GET):
         return None
     asked = question(preset, name)
@@ -370,7 +340,6 @@ def prediction_save(user, preset: str, name: str, option: str) -> FigurePredicti
 
 
 def dashboard_predictions(user) -> dict:
-    """The learner's predictions for the dashboard, each with the figure's question and the answer."""
     rows = []
     for prediction in FigurePrediction.objects.filter(user=user)[:50]:
         asked = question(prediction.preset, prediction.figure)

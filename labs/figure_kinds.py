@@ -1,8 +1,6 @@
-"""The kinds of figure the guides show (labs/figures.py lists which, with their captions): loss curves,
-bars of one of METRICS, the micro-batch timeline, and BatchStatistics, a concept figure that shows an
-idea rather than a run, drawn from a small description of the data (so it renders whether or not a
-sweep has finished). Each draws an accessible SVG (labs/svg.py; the diagrams' markup is in
-templates/labs/_diagrams.html) and the table of numbers behind it.
+"""The kinds of figure the guides show (labs/figures.py lists which): loss curves, bars of one of METRICS,
+the micro-batch timeline and BatchStatistics, a concept figure drawn without runs. Each draws an
+accessible SVG (labs/svg.py, or templates/labs/_diagrams.html) and the table of numbers behind it.
 """
 
 import logging
@@ -33,17 +31,12 @@ Runs = list[LabRun]
 Table = tuple[list[str], list[list[str]]]  # column headers, rows
 
 
-# ---------------------------------------------------------------- numbers in the page's language
-
-
 def final_loss(run: LabRun) -> float | None:
     value = run.metrics.get("final_loss")
     return None if run.metrics.get("diverged") or not isinstance(value, int | float) else value
 
 
-class Metric(NamedTuple):
-    """How the figures, their tables and the explorable panel name and write a stored run metric."""
-
+class Metric(NamedTuple):  # how the figures, their tables and the explorable panel name and write a run metric
     name: str | Promise
     text: Callable[[float], str]
 
@@ -57,9 +50,6 @@ METRICS = {
     "wall_seconds": Metric(gettext_lazy("wall time (seconds)"), lambda value: fmt_number(value, 2)),
     "allreduce_calls": Metric(gettext_lazy("gradient all-reduces"), str),
 }
-
-
-# ---------------------------------------------------------------- the kinds of figure
 
 
 class Figure:
@@ -101,8 +91,7 @@ class Figure:
         return render_to_string(TEMPLATE, context)
 
     def _caption(self, reference: ReferenceSweep) -> str:
-        """What to see, with the runs' numbers; a run missing a metric (an older code version) gets
-        the preset's own sentence instead of an error on the guide page."""
+        """A run missing a metric (an older code version) gets the preset's own sentence, not an error."""
         try:
             return str(self.caption) % self.numbers(reference.runs)
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):
@@ -120,8 +109,7 @@ class LossCurves(Figure):
         desc = str(self.desc) % {"count": len(runs), "labels": ", ".join(run.label for run in runs)}
         return loss_chart(runs, key=key, title=title, desc=desc, view=CurveView(x=self.x), log_if_wide=True)
 
-    def table(self, runs: Runs) -> Table:
-        """The loss of every run at every k-th step, the first and the last."""
+    def table(self, runs: Runs) -> Table:  # the loss of every run at every k-th step, the first and the last
         steps = max(len(run.curve) for run in runs)
         every = max(1, math.ceil(steps / TABLE_ROWS))
         wanted = sorted({*range(every, steps + 1, every), 1, steps})
@@ -137,8 +125,7 @@ class LossBySamples(LossCurves):
     x = "samples"
     desc = gettext_lazy("Line chart of the training loss against the samples seen for %(count)d runs: %(labels)s.")
 
-    def table(self, runs: Runs) -> Table:
-        """The runs take different steps: one row per run."""
+    def table(self, runs: Runs) -> Table:  # the runs take different steps: one row per run
         header = [_("Run"), _("samples seen"), _("Final loss"), _("Validation loss")]
         return header, [
             [
@@ -160,8 +147,7 @@ def window_run(runs: Runs) -> tuple[LabRun, int, float]:
 
 
 class MicroBatchWindow(Figure):
-    """One optimizer step of the N = 4 run on a time axis: N micro-batches (forward, backward,
-    loss / N) one after the other, the gradient adding up in .grad below them, then one step."""
+    """One optimizer step of the N = 4 run on a time axis: N micro-batches, .grad adding up, one step."""
 
     def svg(self, runs: Runs, *, key: str, title: str) -> str:
         _run, n, block_seconds = window_run(runs)
@@ -200,9 +186,8 @@ class MicroBatchWindow(Figure):
 
 
 class MetricBars(Figure):
-    """One bar per run of one of METRICS, labelled with its value: on a log axis for values that span
-    orders of magnitude (`log`), in one binary unit for bytes (`in_binary_units`), and with a table
-    column of what each run's all-reduces sent (`bytes_sent`)."""
+    """One bar per run of one of METRICS: on a log axis (`log`), in one binary unit for bytes
+    (`in_binary_units`), with a table column of what each run's all-reduces sent (`bytes_sent`)."""
 
     def __init__(
         self,
@@ -221,13 +206,12 @@ class MetricBars(Figure):
     def name(self) -> str:
         return str(METRICS[self.metric].name)
 
-    def tick(self, value: float, decimals: int) -> str:
-        """A log axis's powers of ten written as the values are (1.0e-07)."""
+    def tick(self, value: float, decimals: int) -> str:  # a log axis's powers of ten as the values are: 1.0e-07
         return METRICS[self.metric].text(value) if self.log else fmt_number(value, decimals)
 
     def unit(self, values: list[float]) -> tuple[int, str]:
         """What the bars' values are divided by, and the axis's label. Bytes: ticks in one binary unit
-        (0, 0.5, 1.0 MiB), named as filesizeformat names it in the page's language ("KiB", "Kio", ...)."""
+        (0, 0.5, 1.0 MiB), named as filesizeformat names it in the page's language ("Kio" in French)."""
         if not self.in_binary_units:
             return 1, self.name
         unit = 1024 ** max(0, min(3, int(math.log(max(max(values), 1), 1024))))
@@ -261,10 +245,8 @@ class MetricBars(Figure):
 
 
 class BatchStatistics(Figure):
-    """A concept figure: what a normalization layer computes its statistics over, in one window of
-    `batch` samples split into `n` micro-batches. The samples seen three ways: one batch with one mean
-    and deviation (μ, σ); N micro-batches, each with its own (BatchNorm under accumulation); every
-    sample normalized by itself (LayerNorm). One dot per sample."""
+    """A concept figure: the samples of one window (a dot each) as one batch with one μ, σ; as `n`
+    micro-batches with their own (BatchNorm under accumulation); each normalized by itself (LayerNorm)."""
 
     from_runs = False
 

@@ -1,19 +1,13 @@
-"""The guides' figures: a guide line `{{ figure: <preset>/<name> }}` becomes one of FIGURES, drawn in
-the page's language as an accessible SVG (labs/svg.py), with a caption that says what to see with
-the reference runs' own numbers and the table of numbers behind it.
-
-Each is one of the kinds in labs/figure_kinds.py, with its caption. Most are drawn from a preset's
-reference sweep (labs/reference.py): a preset whose sweep has not finished yet gets a sentence and a
-link to its page instead. Each figure is drawn once per sweep and language and cached;
-labs/explorable_figures.py places it in the guides.
-
-Loss curves are drawn by labs/charts.py, which the run and compare pages share.
+"""The guides' figures: a guide line `{{ figure: <preset>/<name> }}` becomes one of FIGURES, a kind of
+labs/figure_kinds.py with a caption that says what to see with the reference runs' own numbers. Each
+is drawn once per reference sweep and language and cached (labs/explorable_figures.py places it); a
+preset whose sweep has not finished yet gets a sentence and a link to its page instead.
 """
 
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
@@ -40,9 +34,7 @@ from .figure_kinds import (
 from .reference import ReferenceSweep, cached, reference_index, reference_sweep_latest
 
 logger = logging.getLogger(__name__)
-# What draws a figure or an explorable panel: this app's code for it, its templates, and the
-# translated captions. Cached figures and panels carry a hash of them (drawing_version), so a change
-# to any retires them, with no number to remember to bump.
+# What draws a figure or a panel: cached ones carry a hash of it (drawing_version), so a change retires them.
 DRAWING_CODE = (
     "figures.py",
     "figure_kinds.py",
@@ -53,16 +45,13 @@ DRAWING_CODE = (
     "presets.py",
 )
 DRAWING_TEMPLATES = ("labs/_guide_figure.html", "labs/_explorable.html", "labs/_diagrams.html")
-
-
 APP_DIR = Path(__file__).resolve().parent
 
 
 def drawing_version(
     code_dir: Path = APP_DIR, template_dir: Path | None = None, locale_dirs: Iterable[Path] | None = None
 ) -> str:
-    """A hash of the drawing code without its prose (docstrings, comments), the templates' bytes and
-    the compiled catalogs (django.mo) in ``locale_dirs`` (default: the site's)."""
+    """A hash of the drawing code without its prose, the templates and the compiled catalogs (django.mo)."""
     template_dir = template_dir or settings.BASE_DIR / "templates"
     locale_dirs = settings.LOCALE_PATHS if locale_dirs is None else locale_dirs
     digest = hashlib.sha256()
@@ -126,14 +115,10 @@ def _two_finals(runs: Runs) -> dict[str, str]:
     return {"first": fmt_number(first), "last": fmt_number(last), "gap": fmt_number(gap, 1)}
 
 
-def _errors(**indexes: int) -> Callable[[Runs], dict[str, str]]:
+def _errors(runs: Runs, **indexes: int) -> dict[str, str]:
     """The gradient-equivalence errors of the runs at these indexes, by name, and the final losses."""
-
-    def numbers(runs: Runs) -> dict[str, str]:
-        found = {name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in indexes.items()}
-        return {**found, "finals": _finals(runs)}
-
-    return numbers
+    found = {name: sci(runs[i].metrics.get("grad_equivalence_error")) for name, i in indexes.items()}
+    return {**found, "finals": _finals(runs)}
 
 
 def _n_sweep(runs: Runs) -> dict[str, str]:
@@ -200,7 +185,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "Gradient-equivalence error of each run against the full batch, on a logarithmic scale. With "
             "micro-batches of 2 samples (N = 16), BatchNorm's error is %(batch)s and GroupNorm's %(group)s."
         ),
-        _errors(batch=1, group=3),
+        partial(_errors, batch=1, group=3),
         log=True,  # from 1e-7 to 1e-1
     ),
     ("token-normalization", "loss"): LossCurves(
@@ -209,7 +194,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "batch, with a gradient-equivalence error of %(tokens)s; the mean of micro-batch means has an "
             "error of %(means)s. Final losses: %(finals)s."
         ),
-        _errors(tokens=1, means=2),
+        partial(_errors, tokens=1, means=2),
     ),
     ("batch-size-vs-samples", "loss-by-samples"): LossBySamples(
         gettext_lazy(
@@ -260,7 +245,7 @@ FIGURES: dict[tuple[str, str], Figure] = {
             "logarithmic scale (an N = 1 run is the full batch: no error). At N = 4, LayerNorm's error is "
             "%(layer)s, RMSNorm's %(rms)s and BatchNorm's %(batch)s."
         ),
-        _errors(layer=1, rms=3, batch=5),
+        partial(_errors, layer=1, rms=3, batch=5),
         log=True,
     ),
 }
@@ -285,8 +270,7 @@ class ReferenceFigures:
         with translation.override(language):  # drawn once per sweep and language
             return cached(f"labs:figure:{CACHE_VERSION}:{preset}:{name}:{language}:{sweep}", build, CACHE_TIMEOUT)
 
-    def state(self) -> str:
-        """Which sweep each figure is drawn from, and how figures are drawn (drawing_version)."""
+    def state(self) -> str:  # which sweep each figure is drawn from, and how (drawing_version)
         return json.dumps({"drawing": CACHE_VERSION, "sweeps": reference_index()}, sort_keys=True)
 
 

@@ -1,11 +1,9 @@
-"""Charts as accessible SVG, drawn on the server: line charts of curves, bar charts of metrics, and
-the pieces the figures of labs/figures.py draw their own diagrams with.
+"""Charts as accessible SVG, drawn on the server: line charts of curves and bar charts of metrics.
 
-Plain Python (no torch, no Django): callers pass text already translated and a number
-formatter for the page's language. Every chart carries a <title> and a <desc> that screen
-readers announce (role="img", aria-labelledby), axis labels and tick values as text, and a
-legend; lines differ by dash pattern as well as colour, and markers by shape, so they read in
-greyscale and print. Text is escaped here; the result is safe to put in a page.
+Plain Python (no torch, no Django): callers pass translated text and a number formatter. Every chart
+has a <title> and a <desc> that screen readers announce, axis labels and ticks as text, and a legend;
+lines differ by dash as well as colour, markers by shape, so they read in greyscale and print. Text
+is escaped here: the result is safe to put in a page.
 """
 
 import math
@@ -15,7 +13,6 @@ from html import escape
 
 SERIES_COLORS = 8  # .series-0 … .series-7 in site.css, one set of colours per colour scheme
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "3 1")
-MARKERS = ("circle", "square", "diamond", "triangle", "triangle-down")  # a series' marks, by its place
 WIDTH, HEIGHT = 640, 360
 MARGIN = {"left": 72, "right": 16, "top": 16, "bottom": 56}
 LEGEND_ROW = 20
@@ -24,7 +21,6 @@ SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 # part has a class that sets `color` and is drawn in currentColor (outside a page, in the text's colour).
 GRID_OPEN = '<g class="chart-grid" stroke="currentColor" stroke-width="1">'
 AXIS = 'class="chart-axis" stroke="currentColor"'  # a line's attributes
-ON_SERIES = 'class="on-series" fill="currentColor"'  # text's attributes, on a box filled in series 0's colour
 
 Formatter = Callable[[float, int], str]  # (tick value, decimals its axis needs) -> text
 
@@ -59,8 +55,7 @@ class Bar:
 
 
 def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -> list[float]:
-    """Round tick values covering [low, high] (1, 2 or 5 times a power of ten apart; whole
-    numbers only with `integer`, for optimizer steps)."""
+    """Round ticks covering [low, high], 1, 2 or 5 times a power of ten apart (whole with `integer`)."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return [0.0]
     if high <= low:
@@ -77,8 +72,7 @@ def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -
     return ticks
 
 
-def log_ticks(low: float, high: float) -> list[float]:
-    """Powers of ten covering [low, high] (both positive)."""
+def log_ticks(low: float, high: float) -> list[float]:  # powers of ten covering [low, high], both positive
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     if last == first:
         last += 1
@@ -86,7 +80,6 @@ def log_ticks(low: float, high: float) -> list[float]:
 
 
 def _scale(low: float, high: float, start: float, end: float, log: bool = False) -> Callable[[float], float]:
-    """Maps a value in [low, high] (on a log axis, their logarithms) to a coordinate in [start, end]."""
     axis = math.log10 if log else (lambda value: value)
     low, high = axis(low), axis(high)
     span = (high - low) or 1.0
@@ -111,8 +104,7 @@ def _on_axis(value: float, log: bool) -> bool:
     return math.isfinite(value) and (value > 0 or not log)
 
 
-def series_class(i: int) -> str:
-    """The class that colours the i-th series: its lines, bars and marks are drawn in currentColor."""
+def series_class(i: int) -> str:  # colours the i-th series' lines, bars and marks, drawn in currentColor
     return f"series-{i % SERIES_COLORS}"
 
 
@@ -121,19 +113,18 @@ def _dash(i: int) -> str:
     return f' stroke-dasharray="{dash}"' if dash else ""
 
 
+MARKERS = (  # a series' marks, by its place: circle, square, diamond, triangle, triangle down
+    lambda x, y: f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5"/>',
+    lambda x, y: f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8"/>',
+    lambda x, y: f'<path d="M{x:.1f} {y - 5.5:.1f}l5.5 5.5-5.5 5.5-5.5-5.5z"/>',
+    lambda x, y: f'<path d="M{x:.1f} {y - 5:.1f}l5 9h-10z"/>',
+    lambda x, y: f'<path d="M{x:.1f} {y + 5:.1f}l5-9h-10z"/>',
+)
+
+
 def _marker(i: int, cx: float, cy: float, styled: bool) -> str:
-    """The i-th series' marker centred on (cx, cy): its own shape, or a circle for every series
-    when lines are not `styled`."""
-    shape = MARKERS[i % len(MARKERS)] if styled else MARKERS[0]
-    if shape == "square":
-        return f'<rect x="{cx - 4:.1f}" y="{cy - 4:.1f}" width="8" height="8"/>'
-    if shape == "diamond":
-        return f'<path d="M{cx:.1f} {cy - 5.5:.1f}l5.5 5.5-5.5 5.5-5.5-5.5z"/>'
-    if shape == "triangle":
-        return f'<path d="M{cx:.1f} {cy - 5:.1f}l5 9h-10z"/>'
-    if shape == "triangle-down":
-        return f'<path d="M{cx:.1f} {cy + 5:.1f}l5-9h-10z"/>'
-    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5"/>'
+    """The i-th series' marker centred on (cx, cy); a circle for every series when not `styled`."""
+    return MARKERS[i % len(MARKERS) if styled else 0](cx, cy)
 
 
 def line_chart(
@@ -148,9 +139,7 @@ def line_chart(
     styled: bool = True,
     fmt: Formatter = plain_number,
 ) -> str:
-    """Curves on shared axes, with a legend below the plot. A series' marks are drawn as markers of
-    its colour, each series its own shape. Not `styled`: every line solid and every marker round,
-    the series told apart by colour alone."""
+    """Curves on shared axes, a legend below. Not `styled`: lines solid and markers round (colour alone)."""
     drawn = [[(x, y) for x, y in s.points if _on_axis(y, log_y)] for s in series]
     marked = [[(x, y) for x, y in s.marks if _on_axis(y, log_y)] for s in series]
     points = [point for line in (*drawn, *marked) for point in line]
@@ -212,8 +201,7 @@ def bar_chart(
     log: bool = False,
     fmt: Formatter = plain_number,
 ) -> str:
-    """Horizontal bars, one per run, each labelled with its value; a log scale for values that
-    span orders of magnitude (gradient-equivalence errors from 1e-7 to 1e-1)."""
+    """Horizontal bars, one per run, labelled with their values; `log` for errors from 1e-7 to 1e-1."""
     row, top, label_width = 34, MARGIN["top"], 180
     left, right, bottom = label_width + 8, WIDTH - 96, top + row * len(bars)
     parts = svg_open(id_prefix, title, desc, bottom + 60)
