@@ -1,7 +1,5 @@
-"""The labs API's bodies as pydantic schemas (django-ninja turns them into /api/openapi.json).
-
-A run's settings are labs.training.config.RunConfig's: its names, types, ranges, defaults and rules,
-and validate_config's messages and leniency, the same as the HTML form's and the trainer's.
+"""The labs API's bodies as pydantic schemas (in /api/openapi.json); a run's settings are RunConfig's,
+checked by validate_config, as the form's and the trainer's are.
 """
 
 from typing import Annotated, Any, Literal
@@ -19,13 +17,13 @@ from labs.training.sizes import SIZES
 from .export import RUN_METRICS
 from .forms import translated_problems
 from .models import LabRun as LabRunRow
-from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX
+from .selectors import CURVE_PAGE_DEFAULT, CURVE_PAGE_MAX, is_id
 
 DateTime = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
 def _what_the_workers_allow(schema: dict[str, Any]) -> None:
-    """The notes an API client needs beside each setting's own description: what depends on the workers."""
+    """Notes beside the settings' own descriptions: what depends on the workers."""
     fields = schema["properties"]
     limits = "; ".join(
         f"{limit.steps} steps, a batch of {limit.effective_batch_size} and steps × effective_batch_size "
@@ -139,8 +137,7 @@ class LabCurvePageQuery(Schema):
 def _whole_number(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    text = str(value)
-    return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
+    return int(text) if is_id(text := str(value)) else None
 
 
 class LabCurvePage(Schema):

@@ -1,6 +1,5 @@
-"""Queries for lab pages, the API and the learner dashboard. Visibility rules live here:
-preset runs are public, other runs are their owner's, or anyone's who holds the share link.
-Also where a run stands in the queue: how many runs wait, and when a queued run should be done."""
+"""Queries for lab pages, the API and the dashboard, and where a run stands in the queue. Visibility:
+preset runs are public, other runs are their owner's, or anyone's who holds the share link."""
 
 import statistics
 from dataclasses import dataclass
@@ -26,8 +25,7 @@ def runs_of(user) -> QuerySet[LabRun]:
 LISTED_RUN_UNUSED = ("curve", "validation", "metrics")
 
 
-def recent_runs_of(user) -> list[LabRun]:
-    """The runs the lab pages list for the viewer: none for a visitor."""
+def recent_runs_of(user) -> list[LabRun]:  # listed on the lab pages; none for a visitor
     return list(runs_of(user).defer(*LISTED_RUN_UNUSED)[:20]) if user.is_authenticated else []
 
 
@@ -37,8 +35,7 @@ def run_visible(*, run_id: int, user) -> LabRun | None:
 
 
 def curve_page(run: LabRun, *, after: int, limit: int) -> tuple[list[dict], int | None]:
-    """Up to `limit` points of the run's curve after step `after`, and the next page's `after`
-    (the page's last step), None when no more points are stored yet."""
+    """Up to `limit` points after step `after`, and the next page's `after` (None: no more stored yet)."""
     points = _points_after(run, after, limit + 1)
     if points is None:  # the worker finished between the two reads: the curve is one document now
         run.refresh_from_db(fields=["curve", "done_steps"])
@@ -70,36 +67,35 @@ MAX_REFS = 100  # refs read from one comparison's URL: the query's IN lists stay
 
 
 def runs_by_refs(*, refs: list[str], user) -> list[LabRun]:
-    """Runs to compare, in the order given, read with one query. A ref is a run id (public or the
-    viewer's own run) or a share token; refs the viewer may not see are skipped, never revealed."""
+    """Runs to compare, in the order given, in one query: run ids (public or the viewer's) or share
+    tokens; refs the viewer may not see are skipped, never revealed."""
     wanted = list(dict.fromkeys(r.strip() for r in refs if r.strip()))[:MAX_REFS]
-    ids = {int(ref) for ref in wanted if _is_id(ref)}
-    tokens = {ref for ref in wanted if not _is_id(ref)}
+    ids = {int(ref) for ref in wanted if is_id(ref)}
+    tokens = {ref for ref in wanted if not is_id(ref)}
     found = list(LabRun.objects.filter(Q(pk__in=ids) | Q(share_token__in=tokens))) if wanted else []
     by_id = {run.pk: run for run in found if run.visible_to(user)}
     by_token = {run.share_token: run for run in found}
     runs: list[LabRun] = []
     for ref in wanted:
-        run = by_id.get(int(ref)) if _is_id(ref) else by_token.get(ref)
+        run = by_id.get(int(ref)) if is_id(ref) else by_token.get(ref)
         if run is not None and run not in runs:
             runs.append(run)
     return with_chunks(runs[:MAX_COMPARED])
 
 
 def with_chunks(runs: list[LabRun]) -> list[LabRun]:
-    """`runs`, with the curve chunks of those still training read in one query (the charts read
-    each run's curve twice), none when no run is."""
+    """`runs`, with the curve chunks of those still training read in one query (the charts read twice)."""
     prefetch_related_objects([run for run in runs if run.curve_is_chunked], "curve_chunks")
     return runs
 
 
-def _is_id(ref: str) -> bool:
-    # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and other scripts' digits.
-    return ref.isascii() and ref.isdigit() and len(ref) < 19
+def is_id(text: str) -> bool:
+    """A whole number a database id can be: str.isdigit() alone takes "²", which int() refuses."""
+    return text.isascii() and text.isdigit() and len(text) < 19
 
 
 def latest_preset_runs(*, slug: str, user) -> list[LabRun]:
-    """The viewer's most recent sweep of a preset (the site's reference sweeps are labs.reference's)."""
+    """The viewer's most recent sweep of a preset (not a reference sweep: labs.reference)."""
     if not user.is_authenticated:
         return []
     # One query: the latest run, and the runs of its sweep when it has one (`sweep = NULL` matches none).
@@ -108,12 +104,8 @@ def latest_preset_runs(*, slug: str, user) -> list[LabRun]:
     return with_chunks(list(LabRun.objects.filter(latest).order_by("preset_index", "id")))
 
 
-def dashboard_context(user) -> dict:
-    """Merged into the learner dashboard: their recent runs for templates/labs/_dashboard.html."""
+def dashboard_context(user) -> dict:  # templates/labs/_dashboard.html's
     return {"lab_runs": list(runs_of(user).defer(*LISTED_RUN_UNUSED)[:8])}
-
-
-# ---------------------------------------------------------------- the queue
 
 
 @dataclass(frozen=True)
@@ -127,8 +119,7 @@ def queue_state() -> QueueState:
 
 
 def _ahead(run: LabRun) -> Q:
-    """The runs a worker takes before this one: dispatched in the order they were submitted,
-    learners' runs before the site's reference runs (sent at a lower priority)."""
+    """The runs a worker takes before this one: in submission order, learners' before reference runs."""
     earlier = Q(created_at__lt=run.created_at) | Q(created_at=run.created_at, pk__lt=run.pk)
     ahead = Q(reference=run.reference) & earlier
     if run.reference:
@@ -136,18 +127,15 @@ def _ahead(run: LabRun) -> Q:
     return ahead
 
 
-def queue_position(run: LabRun) -> int | None:
-    """1 for the next run a worker takes."""
+def queue_position(run: LabRun) -> int | None:  # 1 for the next run a worker takes
     if run.status != LabRun.Status.QUEUED:
         return None
     return LabRun.objects.filter(_ahead(run), status=LabRun.Status.QUEUED).count() + 1
 
 
 def trainings_until(run: LabRun) -> int:
-    """The runs a worker will train before this queued one is done, itself included: one per setting
-    among the queued runs ahead. A run whose twin (same settings, seed and code) has finished or is
-    training by the time a worker claims it copies the result instead (labs.execution), which is what
-    a workshop does when a room presses "Run" on the same preset."""
+    """The trainings before this queued run is done, itself included: one per fingerprint among the
+    runs ahead, as a run whose twin finished or trains copies its result (a room running one preset)."""
     trained = LabRun.objects.filter(
         status__in=[LabRun.Status.SUCCEEDED, LabRun.Status.RUNNING], reused_from__isnull=True
     ).values("fingerprint")
@@ -169,10 +157,8 @@ def typical_run_seconds() -> float | None:
 
 
 def estimate_seconds(run: LabRun, *, workers: int) -> float | None:
-    """Until a queued run should be done: what is left of the runs in training (a typical run's time
-    less what each has had) and a typical run's time for each training until this one's, shared among
-    the workers. None without one (a run not queued, no worker): the recent runs are read only for an
-    estimate."""
+    """Seconds until a queued run should be done: what is left of the runs in training and a typical
+    run's time for each training until this one's, shared among the workers; None without one."""
     if run.status != LabRun.Status.QUEUED or not workers:
         return None
     typical = typical_run_seconds()
@@ -185,8 +171,7 @@ def estimate_seconds(run: LabRun, *, workers: int) -> float | None:
     return (in_training + typical * trainings_until(run)) / workers
 
 
-def run_queue(run: LabRun, state: QueueState | None = None) -> dict:
-    """The API's `queue` block of a run (and what its page says)."""
+def run_queue(run: LabRun, state: QueueState | None = None) -> dict:  # the API's `queue` block of a run
     state = state or queue_state()
     position = queue_position(run)
     return {

@@ -149,17 +149,13 @@ def _run_page(request: HttpRequest, run: LabRun | None) -> HttpResponse:
     state = queue_state()
     run_queue_block = run_queue(run, state)
     view = curve_view(request.GET)
-    validation_drawn = view.validation and bool(run.validation)
-    title = _("Training and validation loss of this run") if validation_drawn else _("Training loss of this run")
     context = {
         "run": run,
         "queue": state,
         "run_queue": run_queue_block,
         "estimate": estimate_text(run_queue_block["estimate_seconds"]),
         "is_owner": request.user.is_authenticated and request.user.pk == run.user_id,
-        "curves_svg": runs_chart([run], view, key="lab-curves-svg", title=title),
-        "validation_drawn": validation_drawn,
-        **_controls(view),
+        **_chart([run], view, (_("Training loss of this run"), _("Training and validation loss of this run"))),
         "poll_url": request.path + "?" + urlencode(view.query()),  # the live chart keeps the chosen view
         "compare_url": _compare_url([run], view),
         "share_url": request.build_absolute_uri(reverse("labs:shared", args=[run.share_token])),
@@ -232,25 +228,22 @@ def _compare_url(runs: list[LabRun], view: CurveView | None = None) -> str:
     return reverse("labs:compare") + "?" + urlencode(query)
 
 
-def _controls(view: CurveView) -> dict:
-    """What the chart's controls (templates/labs/_chart_controls.html) show: the view and its choices."""
-    return {"view": view, "x_axes": X_AXES.items(), "smoothing": smoothing_text(view) if view.smooth else ""}
+def _chart(runs: list[LabRun], view: CurveView, titles: tuple[str, str]) -> dict:
+    """The runs' chart, titled by whether it draws validation losses, and what its controls
+    (templates/labs/_chart_controls.html) show."""
+    drawn = view.validation and any(run.validation for run in runs)
+    svg = runs_chart(runs, view, key="lab-curves-svg", title=titles[drawn]) if runs else ""
+    smooth = smoothing_text(view) if view.smooth else ""
+    return {"curves_svg": svg, "validation_drawn": drawn, "view": view, "x_axes": X_AXES.items(), "smoothing": smooth}
 
 
 def _compare_context(request: HttpRequest, runs: list[LabRun]) -> dict:
     view = curve_view(request.GET)
-    validation_drawn = view.validation and any(run.validation for run in runs)
-    title = (
-        _("Training and validation loss of the compared runs")
-        if validation_drawn
-        else _("Training loss of the compared runs")
-    )
+    titles = _("Training loss of the compared runs"), _("Training and validation loss of the compared runs")
     return {
         "runs": runs,
-        "curves_svg": runs_chart(runs, view, key="lab-curves-svg", title=title) if runs else "",
-        "validation_drawn": validation_drawn,
+        **_chart(runs, view, titles),
         "any_active": any(run.is_active for run in runs),
-        **_controls(view),
         "refs": urlencode([("run", run.share_ref) for run in runs]),
         "poll_url": _compare_url(runs, view),
         "share_url": request.build_absolute_uri(_compare_url(runs, view)),

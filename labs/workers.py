@@ -1,17 +1,12 @@
-"""The labs' worker side: which Celery queue a run goes to, the heartbeat each worker publishes,
-the check a worker makes when it takes a run, and the limits the site accepts from the workers.
+"""The labs' worker side: which Celery queue a run goes to, each worker's heartbeat, the check a
+worker makes when it takes a run, and the limits the site accepts from the connected workers.
 
-Queues: every worker consumes LAB_QUEUE, named `gpu` (operators start every worker, CPU or GPU, with
-`-Q gpu`): it carries the runs any CPU can train, so one machine without a GPU runs the site alone.
-Only CUDA workers consume `cuda` (tiny runs that need a GPU: tf32, or more steps or samples than a CPU
-may train) and the queue of each GPU size their memory holds (`cuda.small`, `cuda.medium`). A worker
-adds its queues itself at start (config/celery.py), so its command line is the same everywhere.
-
-Each worker's main process writes a heartbeat key to the cache (Redis) every few seconds, with a
-TTL, so a worker that dies simply disappears; the site reads them to know what it can accept now.
-
-Nothing here imports torch: a worker finds its device with nvidia-smi (the main process must not
-initialise CUDA before it forks), and only the pool child loads torch (`pool_child_prepare`).
+Every worker consumes LAB_QUEUE, `gpu` (operators start every worker with `-Q gpu`): the runs any CPU
+trains, so one machine without a GPU runs the site alone. A CUDA worker adds, itself at start
+(config/celery.py), `cuda` (tiny runs that need a GPU) and the queue of each GPU size its memory
+holds (`cuda.small`, `cuda.medium`). A heartbeat is a cache key with a TTL: a dead worker simply
+disappears. Nothing here imports torch: the main process finds its GPU with nvidia-smi and must not
+initialise CUDA before it forks; only the pool child loads torch (`pool_child_prepare`).
 """
 
 from __future__ import annotations
@@ -56,11 +51,7 @@ ERROR_NO_WORKER_HOLDS_SIZE = gettext_noop(
 )
 
 
-# ---------------------------------------------------------------- what a run needs, where it goes
-
-
 def queue_for(config: Mapping[str, Any]) -> str:
-    """A GPU size's runs go to its own queue: only workers whose memory holds the size consume it."""
     needs = lab_config.run_needs(config)
     if needs.gpu_size:
         return f"{CUDA_QUEUE}.{needs.gpu_size}"
@@ -79,9 +70,8 @@ def can_hold(config: Mapping[str, Any], worker: Mapping[str, Any]) -> bool:
 
 
 def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
-    """Hand a queued run to the broker, on the queue its settings need. False when the broker is
-    unreachable: the run stays stored with no `enqueued_at` and the dispatcher sends it once Redis
-    is back. `low_priority` (reference runs): workers take it only when no learner's run waits."""
+    """Hand a queued run to the broker, on its queue. False when the broker is unreachable: the run
+    stays stored with no `enqueued_at` and the dispatcher sends it once Redis is back."""
     options = {"priority": LOW_PRIORITY} if low_priority else {}
     config = LabRun.objects.filter(pk=run_id).values_list("config", flat=True).first()
     queue = queue_for(config) if config else LAB_QUEUE  # a run deleted meanwhile: its worker finds nothing
@@ -100,12 +90,8 @@ def lab_run_enqueue(*, run_id: int, low_priority: bool = False) -> bool:
     return True
 
 
-# ---------------------------------------------------------------- this worker
-
-
 def sizes_that_fit(device_class: str, memory_bytes: int | None) -> list[str]:
-    """Sizes a worker takes: CPU sizes on a CPU; on a GPU, those whose state and one full-context
-    sequence's float32 activations fit its memory (every size when its memory is unknown)."""
+    """CPU sizes on a CPU; on a GPU, those whose memory_bytes fit (every size when its memory is unknown)."""
     if device_class != "cuda":
         return [name for name, size in SIZES.items() if not size.needs_gpu]
     return [name for name, size in SIZES.items() if memory_bytes is None or size.memory_bytes() <= memory_bytes]
@@ -143,8 +129,7 @@ def memory_bytes(device_class: str) -> int | None:
 
 
 def describe_worker(device: str, max_processes: int, memory_mib: int = 0) -> dict[str, Any]:
-    """What a worker publishes in its heartbeat. `memory_mib` (LAB_WORKER_MEMORY_MIB) states the
-    memory instead of detecting it: a share of a GPU that several workers use."""
+    """Its heartbeat. `memory_mib` (LAB_WORKER_MEMORY_MIB): a share of a GPU that several workers use."""
     device_class = "cpu" if device == "cpu" else "cuda"
     memory = memory_mib * 2**20 if memory_mib else memory_bytes(device_class)
     sizes = sizes_that_fit(device_class, memory)
@@ -164,9 +149,8 @@ def this_worker() -> dict[str, Any]:
 
 
 def worker_queues_select(queues: Any) -> None:
-    """At start (Celery's `app.amqp.queues`): add the GPU queues this worker's device holds, and drop
-    those it cannot (`-Q gpu,cuda` on a CPU, or a size too big for its memory: it would only pass
-    them on). LAB_QUEUE comes from `-Q` as before."""
+    """At start (Celery's `app.amqp.queues`): add the GPU queues this worker's device holds, drop those
+    it cannot (`-Q gpu,cuda` on a CPU, a size too big for its memory: it would only pass them on)."""
     mine = this_worker()["queues"]
     for name in mine:
         if name.startswith(CUDA_QUEUE):
@@ -201,10 +185,8 @@ def worker_heartbeat(*, name: str) -> threading.Event:
 
 
 def pool_child_prepare() -> dict[str, Any]:
-    """Load torch and train one step of the smallest model in the pool child (config/celery.py), so
-    the first run reaches its first step as fast as later ones; a GPU worker initialises CUDA here,
-    never in the main process (a CUDA context does not survive a fork). Operators and the worker
-    tests read the log line."""
+    """Load torch and train one step in the pool child (config/celery.py), so a first run starts as fast
+    as later ones; CUDA starts here, never in the main process (a CUDA context does not survive a fork)."""
     from labs.training.process import training_process_prepare
 
     state = {"pid": os.getpid(), **training_process_prepare(cuda=this_worker()["device_class"] == "cuda")}
@@ -216,17 +198,10 @@ def pool_child_prepare() -> dict[str, Any]:
     return state
 
 
-# ---------------------------------------------------------------- a worker takes a run
-
-
 def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
-    """True when `worker` (this_worker) cannot hold the queued run, which was sent on or failed here.
-
-    A message can still reach a worker that cannot hold its run: one sent before the worker's memory
-    or queues changed, or a worker started with `-Q` naming a queue too big for it. Such a run is not
-    claimed (it keeps its attempts): it goes back to its size's queue when a connected worker can
-    hold it, and fails with a reason the learner reads when none can. A re-send that the broker
-    refuses is left to the dispatcher."""
+    """True when `worker` cannot hold the queued run (a message sent before its memory or queues changed,
+    or `-Q` naming a queue too big for it). The run is not claimed (it keeps its attempts): it goes back
+    to its size's queue when a connected worker can hold it, and fails with a reason when none can."""
     row = LabRun.objects.filter(pk=run_id, status=LabRun.Status.QUEUED).values("config", "reference").first()
     if row is None or can_hold(row["config"], worker):
         return False
@@ -247,9 +222,6 @@ def lab_run_pass_on(*, run_id: int, worker: Mapping[str, Any]) -> bool:
     return True
 
 
-# ---------------------------------------------------------------- the connected workers, as the site sees them
-
-
 @dataclasses.dataclass(frozen=True)
 class Worker:
     name: str  # the Celery hostname, as stored in LabRun.worker
@@ -267,10 +239,8 @@ def _redis_client(location: str) -> redis.Redis:
 
 
 def heartbeats() -> list[Worker]:
-    """The workers' heartbeats alone (no database), raising redis.RedisError when Redis does not
-    answer (no worker is not the same). The cache API cannot list keys, so they are listed with
-    redis-py's SCAN (never KEYS) on the cache's Redis; a cache that is not Redis (the unit tests'
-    local memory) holds no other process's heartbeat."""
+    """The workers' heartbeats (no database); redis.RedisError when Redis does not answer. The cache API
+    cannot list keys: SCAN (never KEYS) on the cache's Redis; another cache holds no other process's."""
     location = settings.CACHES["default"].get("LOCATION", "")
     if not isinstance(location, str) or not location.startswith(("redis://", "rediss://", "unix://")):
         return []
@@ -281,21 +251,13 @@ def heartbeats() -> list[Worker]:
 
 
 def _worker(published: dict) -> Worker:
-    device = published["device"]
-    device_class = published.get("device_class") or ("cpu" if device == "cpu" else "cuda")  # a worker from before
-    return Worker(
-        name=published["name"],
-        device=device,
-        running=None,
-        device_class=device_class,
-        memory_bytes=published.get("memory_bytes"),
-        sizes=tuple(published.get("sizes") or sizes_that_fit(device_class, None)),
-        max_processes=published.get("max_processes"),
-    )
+    device_class = published.get("device_class") or ("cpu" if published["device"] == "cpu" else "cuda")  # an old one
+    sizes = tuple(published.get("sizes") or sizes_that_fit(device_class, None))
+    fields = {field.name: published.get(field.name) for field in dataclasses.fields(Worker)}
+    return Worker(**fields | {"device_class": device_class, "sizes": sizes})
 
 
-def published_workers() -> list[Worker]:
-    """heartbeats, or none when Redis does not answer: the pages must still answer."""
+def published_workers() -> list[Worker]:  # none when Redis does not answer: the pages must still answer
     try:
         return heartbeats()
     except redis.RedisError:
@@ -303,8 +265,7 @@ def published_workers() -> list[Worker]:
         return []
 
 
-def connected_workers() -> list[Worker]:
-    """The published workers, each with the run it trains now."""
+def connected_workers() -> list[Worker]:  # each with the run it trains now
     workers = published_workers()
     running = dict(
         LabRun.objects.filter(status=LabRun.Status.RUNNING, worker__in=[worker.name for worker in workers])
@@ -315,9 +276,8 @@ def connected_workers() -> list[Worker]:
 
 
 def site_limits(workers: list[Worker] | None = None) -> lab_config.Limits:
-    """What the site accepts now. LAB_DEVICE_CLASS "cpu" or "cuda" fixes the device class whatever
-    is connected; empty follows the workers. Runs any CPU trains are always accepted, even with no
-    worker: they wait in the queue until one comes."""
+    """What the site accepts now: LAB_DEVICE_CLASS fixes the device class, empty follows the workers.
+    Runs any CPU trains are always accepted, even with no worker: they wait until one comes."""
     workers = published_workers() if workers is None else workers
     connected = tuple(sorted({worker.device_class for worker in workers}))
     if settings.LAB_DEVICE_CLASS in ("cpu", "cuda"):
