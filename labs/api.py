@@ -1,8 +1,6 @@
-"""The labs JSON API: submit, list, read and cancel runs, list the presets, see the queue (at /api/labs/).
-
-Submitting, cancelling and listing one's runs need a learner (a personal token, or a session with its
-CSRF token); reading a run, the presets and the queue are open to everyone, a private run only to its owner. Errors are
-the API's one shape (config/api_errors.py).
+"""The labs JSON API at /api/labs/: runs, presets, the queue. Submitting, cancelling and listing one's
+runs need a learner (a token, or a session and its CSRF token); the rest is open, a private run only to
+its owner. Errors have the API's one shape (config/api_errors.py).
 """
 
 import dataclasses

@@ -1,16 +1,12 @@
-"""Fewer points for drawing a curve: largest-triangle-three-buckets (LTTB, Steinarsson 2013).
-
-A chart a few hundred pixels wide cannot show 5,000 steps, and a comparison of a dozen such runs
-would put megabytes in the page. LTTB keeps the points that shape the line (spikes included), so
-the drawn curve looks the same. Only the charts use this: exports and the API keep every point.
-Pure Python on purpose: the web process never imports torch, and numpy is not needed for this.
+"""Fewer points for drawing a curve: largest-triangle-three-buckets (LTTB, Steinarsson 2013), which
+keeps the points that shape the line (spikes included): a dozen runs of 5,000 steps would put
+megabytes in a page. Only the charts use this; exports and the API keep every point.
 """
 
 from collections.abc import Sequence
 from typing import Any
 
-# Points per run a chart draws; a shorter curve is drawn as it is.
-CHART_POINTS_PER_RUN = 400
+CHART_POINTS_PER_RUN = 400  # a shorter curve is drawn as it is
 
 Point = dict[str, Any]
 
@@ -46,13 +42,9 @@ def lttb_indices(xs: Sequence[float], ys: Sequence[float], n: int) -> list[int]:
 
 
 def downsample_curve(curve: Sequence[Point], n: int = CHART_POINTS_PER_RUN) -> list[Point]:
-    """At most about `n` whole points of a run's curve (every field kept), chosen by (step, loss).
-
-    Missing losses (a diverged run records None, which the chart draws as a break) are not
-    shapes LTTB can rank: the first point of each stretch of missing losses is kept so the break
-    stays where it was, and the other points share what is left of `n`. A curve that alternates
-    between numbers and gaps can then come back with more than `n` points, never more than it had.
-    """
+    """At most about `n` whole points of a run's curve, chosen by (step, loss). A diverged run's missing
+    losses (a break in the chart) are not shapes LTTB can rank: the first of each stretch is kept so
+    the break stays, the others share what is left of `n` (so an alternating curve may keep more)."""
     if len(curve) <= n:
         return list(curve)
     last = len(curve) - 1

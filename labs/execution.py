@@ -1,10 +1,8 @@
 """Running one lab run inside the Celery worker: claim, train, report, finish.
 
-torch is imported here, inside the functions that train, never at module level: the web process imports
-this app without torch, and the worker's parent process never touches CUDA before it forks.
-
-Every write is conditional on the row still being ours (status running, same claim), so a
-worker that the sweeper presumed dead can never overwrite the run's new owner.
+torch is imported inside the functions that train: the web process imports this app without torch,
+and the worker's parent never touches CUDA before it forks. Every write is conditional on the row
+still being ours (LabRunQuerySet.claimed), so a worker presumed dead never overwrites the new owner.
 """
 
 import logging
@@ -35,8 +33,7 @@ ERROR_NEEDS_GPU = gettext_noop("This run needs a GPU worker, and the worker that
 
 
 def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
-    """queued -> running, exactly once: a redelivered or duplicate message finds nothing to claim.
-    A queued run whose learner asked to cancel is ended here instead (cancelled, never trained)."""
+    """queued -> running, exactly once: a duplicate message finds nothing; a cancelled run ends here."""
     if LabRun.objects.filter(pk=run_id).claim(worker=worker) != 1:
         LabRun.objects.filter(pk=run_id).end_cancelled()
         return None
@@ -45,12 +42,11 @@ def lab_run_claim(*, run_id: int, worker: str) -> LabRun | None:
 
 
 def lab_run_execute(*, run_id: int, worker: str, reporter: Callable[..., "Reporter"] | None = None) -> None:
-    """Claim, train and finish the run. ``reporter(mine, run_id=...)`` makes its Reporter (tests pass
-    one that holds the run at a step: tests/held_runs.py)."""
+    """Claim, train and finish the run; ``reporter`` makes its Reporter (tests/held_runs.py holds a step)."""
     run = lab_run_claim(run_id=run_id, worker=worker)
     if run is None:
         return
-    # One line per claim: an operator (and the scale-out test) can see each run was trained once.
+    # One line per claim: an operator (and the scale-out test) sees each run was trained once.
     logger.info("lab run %s claimed by %s (attempt %s)", run.pk, worker, run.attempts)
     mine = LabRun.objects.claimed(run)
     twin = finished_originals([run.fingerprint]).get(run.fingerprint)
@@ -74,8 +70,7 @@ def _train_reporting(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
     return {"status": LabRun.Status.FAILED, "error": error, "curve": reporter.curve, "done_steps": len(reporter.curve)}
 
 
-def _reference_done(run: LabRun) -> None:
-    """A reference sweep's last run brings its figures to the guides (labs.reference)."""
+def _reference_done(run: LabRun) -> None:  # a reference sweep's last run brings its figures to the guides
     if not run.reference:
         return
     from .reference import reference_run_finished
@@ -86,8 +81,7 @@ def _reference_done(run: LabRun) -> None:
         logger.exception("the guides could not be told that reference run %s finished", run.pk)
 
 
-def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
-    """The fields the run ends with: its result, or the error that stopped it."""
+def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:  # the fields the run ends with
     from labs.training.config import ANY_GPU, run_needs, validate_config
     from labs.training.loop import device_class, run_experiment  # torch: imported in the worker child only
 
@@ -112,8 +106,8 @@ def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:
 
 
 def _limit_cpu_threads() -> None:
-    """On a CPU, more torch threads than free cores makes small models many times slower (they
-    fight the web process and each other); half the cores, or LAB_TORCH_THREADS, is the default."""
+    """More torch threads than free cores makes small models many times slower on a CPU (they fight the
+    web process and each other): half the cores, or LAB_TORCH_THREADS."""
     import torch
 
     threads = settings.LAB_TORCH_THREADS or max(1, (os.cpu_count() or 2) // 2)
@@ -129,15 +123,10 @@ def _finish(mine, run_id: int, **fields: Any) -> None:
 
 
 class Reporter:
-    """Progress and liveness for one claimed run.
-
-    `on_progress` keeps the whole curve in memory and writes progress at most every
-    LAB_PROGRESS_INTERVAL seconds (a few writes per second, not one per step); each write appends
-    the points since the previous one as one LabRunCurveChunk, never the growing curve. A background
-    thread refreshes the heartbeat every LAB_HEARTBEAT_INTERVAL seconds, so a run is alive
-    even while torch loads or a step is slow. Both learn there that the learner cancelled, or
-    that the row is no longer ours, and `stop` tells the loop.
-    """
+    """Progress and liveness of one claimed run. `on_progress` writes at most every LAB_PROGRESS_INTERVAL
+    seconds, the points since the last write as one LabRunCurveChunk; a thread beats every
+    LAB_HEARTBEAT_INTERVAL seconds, so a run is alive while torch loads or a step is slow. Both learn
+    that the learner cancelled or the row is no longer ours, and `stop` tells the loop."""
 
     def __init__(self, mine, *, run_id: int) -> None:
         self.mine = mine
@@ -164,8 +153,7 @@ class Reporter:
             self.write(done_steps)
 
     def write(self, done_steps: int) -> None:
-        """One progress write, only while the run is ours and not cancelled (else `stop` is set): the
-        new points in one insert."""
+        """One progress write while the run is ours and not cancelled (else `stop` is set)."""
         self.last_write = time.monotonic()
         points = self.curve[self.written :]
         with transaction.atomic():

@@ -30,8 +30,7 @@ def _page_url(request: HttpRequest, url: str) -> str | None:
 @require_GET
 @vary_on_htmx
 def explore(request: HttpRequest, preset: str, name: str) -> HttpResponse:
-    """The figure's panel for the state in the query: what the control and the prediction fetch.
-    The address bar then carries the page's URL with this state (HX-Push-Url), to share."""
+    """The figure's panel for the state in the query; the address bar then carries it (HX-Push-Url)."""
     _explorable_or_404(preset, name)
     figure = explorable_figures.figure_id(preset, name)
     fig_param, predict_param = explorable_figures.state_params(figure)

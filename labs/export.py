@@ -14,8 +14,7 @@ RUN_METRICS = (*STORED_METRICS, DIVERGED)  # every metric a run stores, served a
 CURVE_COLUMNS = ("step", "loss", "grad_norm", "lr", "samples", "tokens", "seconds", "skipped", "loss_scale")
 
 
-def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:
-    """The API representation (its schema: labs/schemas.py)."""
+def run_payload(run: LabRun, *, curve: bool = True) -> dict[str, Any]:  # labs/schemas.py's LabRun
     payload = {
         "id": run.pk,
         "status": run.status,
@@ -44,8 +43,7 @@ def preset_payload(preset: Preset) -> dict[str, Any]:
 
 
 def curves_csv(runs: list[LabRun]) -> str:
-    """One row per optimizer step of every run, ready for a spreadsheet: each row also carries its
-    run's settings and metrics, so a pivot table can group by any of them."""
+    """One row per step of every run, with its run's settings and metrics (a pivot table groups by any)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(("run_id", "label", *FIELDS, *RUN_METRICS, *CURVE_COLUMNS))

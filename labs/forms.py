@@ -48,7 +48,7 @@ FORM_WORDING = {
 
 
 def translate_problem(problem: str) -> str:
-    """A message from labs.training in the reader's language (its message id and parameters)."""
+    """A message from labs.training in the reader's language."""
     if isinstance(problem, Problem):
         return gettext(problem.message_id) % problem.params if problem.params else gettext(problem.message_id)
     return gettext(problem)
@@ -71,8 +71,7 @@ def translated_problems(problems: dict[str, list[Problem]]) -> list[tuple[str | 
     ]
 
 
-def limits_text(limits: Limits) -> str:
-    """What a run may ask for now, given the connected workers (the queue API's `limits`)."""
+def limits_text(limits: Limits) -> str:  # what a run may ask for now: the queue API's `limits`
     return f"{sizes_text(limits)} {run_limits_text(limits)}"
 
 
@@ -95,9 +94,8 @@ NOT_OFFERED = {"loss_scaling": {lab_config.PER_RANK_SCALING}}
 
 
 def form_field(name: str, field: FieldInfo) -> forms.Field:
-    """A setting's form field, from its declaration (labs.training.config.RunConfig): its label and
-    help in the reader's language, its choices or range; a setting with a default may be left out
-    (forms and API clients from before it existed send none)."""
+    """A setting's form field from its RunConfig declaration; one with a default may be left out (forms
+    and API clients from before it existed send none)."""
     options = {"label": _(field.title), "help_text": _(field.description) if field.description else ""}
     if not field.is_required():
         options |= {"required": False, "initial": field.default}
@@ -114,9 +112,8 @@ def form_field(name: str, field: FieldInfo) -> forms.Field:
 
 
 class RunForm(forms.Form):
-    """The learner's own experiment: every setting of labs.training.config.RunConfig, whose
-    validate_config also checks the rules across settings against the `limits` the view passes in
-    (labs.workers.site_limits: the connected workers)."""
+    """The learner's own experiment: every setting of RunConfig, checked by validate_config against the
+    `limits` the view passes in (labs.workers.site_limits)."""
 
     def __init__(self, data=None, *, limits: Limits, **kwargs) -> None:
         kwargs.setdefault("initial", lab_config.DEFAULT_CONFIG)
@@ -142,8 +139,7 @@ class RunForm(forms.Form):
         return data
 
     def _check_names(self) -> None:
-        """As the API does: a setting the form does not know, or one sent twice, is refused rather
-        than dropped or silently overwritten, so the run trained is the one asked for."""
+        """As the API does: a setting unknown or sent twice is refused, not dropped or overwritten."""
         known = ", ".join(lab_config.FIELDS)
         getlist = getattr(self.data, "getlist", lambda name: [self.data[name]])
         for name in self.data:

@@ -39,16 +39,13 @@ class LabRunQuerySet(models.QuerySet):
         mine = {"claim": uuid.uuid4(), "attempts": F("attempts") + 1, "worker": worker[:200], "started_at": now}
         return self.waiting().update(status=LabRun.Status.RUNNING, heartbeat_at=now, **mine, **START_OVER)
 
-    def sent(self) -> int:
-        """The broker has the queued run's message."""
+    def sent(self) -> int:  # the broker has the queued run's message
         return self.filter(status=LabRun.Status.QUEUED).update(enqueued_at=timezone.now())
 
-    def unsent(self) -> int:
-        """The broker may not have it: the dispatcher sends it (again)."""
+    def unsent(self) -> int:  # the broker may not have it: the dispatcher sends it (again)
         return self.waiting().update(enqueued_at=None)
 
-    def beat(self, **progress) -> int:
-        """The worker is alive (and has trained `progress`)."""
+    def beat(self, **progress) -> int:  # the worker is alive (and has trained `progress`)
         return self.update(heartbeat_at=timezone.now(), **progress)
 
     def ask_to_cancel(self) -> int:
@@ -56,16 +53,15 @@ class LabRunQuerySet(models.QuerySet):
         return self.filter(status__in=LabRun.ACTIVE).update(cancel_requested=True)
 
     def end_cancelled(self) -> int:
-        """Queued runs whose learner asked to cancel end as cancelled: at a cancel, a claim, a pass-on
-        or a sweep. A run re-queued while its cancel was being asked for lands here instead of waiting forever."""
+        """Queued runs whose learner asked to cancel end: at a cancel, a claim, a pass-on or a sweep (so a
+        run re-queued while its cancel was being asked for does not wait forever)."""
         return self.filter(status=LabRun.Status.QUEUED, cancel_requested=True).end(LabRun.Status.CANCELLED)
 
     def end(self, status: str, error: str = "", **result) -> int:
         """-> succeeded, failed or cancelled, with `error` (an untranslated msgid) and the result's fields."""
         return self.update(status=status, error=error, finished_at=timezone.now(), **result)
 
-    def lose_worker(self) -> int:
-        """running -> queued: its worker stopped sending heartbeats; another worker claims it."""
+    def lose_worker(self) -> int:  # running -> queued: its worker stopped its heartbeats
         return self.update(status=LabRun.Status.QUEUED, enqueued_at=None, worker="")
 
     def restart(self) -> int:
@@ -139,7 +135,7 @@ class LabRun(models.Model):
 
     @property
     def label(self) -> str:
-        """Legend text: the preset's name for this run (in the reader's language), else the settings."""
+        """Legend text: the preset's name for this run (in the reader's language), else its settings."""
         preset = PRESETS.get(self.preset)
         if preset and self.preset_index is not None and self.preset_index < len(preset.runs):
             return str(preset.runs[self.preset_index].label)
@@ -157,8 +153,7 @@ class LabRun(models.Model):
     def is_public(self) -> bool:
         return bool(self.preset)
 
-    def get_absolute_url(self) -> str:
-        """A link that works for whoever may see the run: public page, or the share link."""
+    def get_absolute_url(self) -> str:  # for whoever may see the run: its public page, or the share link
         if self.is_public:
             return reverse("labs:run", args=[self.pk])
         return reverse("labs:shared", args=[self.share_token])
@@ -175,21 +170,18 @@ class LabRun(models.Model):
         return int(100 * self.done_steps / self.total_steps) if self.total_steps else 0
 
     @property
-    def cost(self) -> int:
-        """What a run spends of the daily budget: optimizer steps × effective batch."""
+    def cost(self) -> int:  # of the daily budget: optimizer steps × effective batch
         return self.config["steps"] * self.config["effective_batch_size"]
 
     @property
     def micro_batch_size(self) -> int:
-        """Samples in one forward pass: the window of B samples is split over G processes, each of
-        which accumulates N micro-batches of its share, so B / (N * G) (RunConfig.micro_batch_size
-        in labs/training/config.py, for a stored run's settings)."""
+        """Samples in one forward pass, B / (N × G): RunConfig.micro_batch_size, for stored settings."""
         config = self.config
         return config["effective_batch_size"] // (config["accumulation_steps"] * config["processes"])
 
     @property
     def error_message(self) -> str:
-        """The stored reason in the reader's language (reasons are stored as untranslated msgids)."""
+        """The stored reason (an untranslated msgid) in the reader's language."""
         return gettext(self.error) if self.error else ""
 
     def visible_to(self, user) -> bool:
@@ -209,10 +201,8 @@ class LabRun(models.Model):
 
 
 class LabRunCurveChunk(models.Model):
-    """The points a running run's worker appended at one progress write (those since the previous
-    write), so a run of many steps never rewrites a growing document. The worker's last write
-    stores the whole curve once in LabRun.curve and deletes the run's chunks; a new claim
-    deletes them too (the run starts over)."""
+    """The points a running run's worker appended at one progress write, so a long run never rewrites a
+    growing document. Its last write stores the whole curve in LabRun.curve and deletes the chunks."""
 
     run = models.ForeignKey(LabRun, on_delete=models.CASCADE, related_name="curve_chunks")
     seq = models.PositiveIntegerField()  # 0, 1, 2... in the order they were written
@@ -228,9 +218,8 @@ class LabRunCurveChunk(models.Model):
 
 
 class FigurePrediction(models.Model):
-    """What a learner predicted a guide figure would show, before seeing it (labs/explorable_figures.py):
-    an option of the figure (a run's choice, or "about the same"), and what the reference runs
-    bore out when they answered (empty when the reference sweep had no result yet)."""
+    """What a learner predicted a guide figure would show (labs/explorable_figures.py), and what the
+    reference runs bore out then (empty when they had no result yet)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="figure_predictions")
     preset = models.SlugField()

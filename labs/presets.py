@@ -1,8 +1,6 @@
-"""The one-click experiments. Each preset is a small sweep plus a sentence on what to look for.
-
-The guides link to these slugs (front matter `lab_preset`), so a slug never changes.
-Configs use the public API names of `labs.training.config`; every one must validate (a test
-checks). Sizes keep a whole sweep within a couple of minutes on a CPU.
+"""The one-click experiments: each a small sweep plus a sentence on what to look for. The guides link
+to these slugs (front matter `lab_preset`), so a slug never changes. Sizes keep a whole sweep within a
+couple of minutes on a CPU.
 """
 
 import math
@@ -55,7 +53,6 @@ def _base(**changes: Any) -> dict[str, Any]:
         "learning_rate": 0.05,
         "steps": 100,
         "seed": 0,
-        "grad_clip": None,
     } | changes
 
 

@@ -1,15 +1,10 @@
-"""Reference sweeps: every preset trained by the site's own workers, public to everyone.
+"""Reference sweeps: every preset trained by the site's own workers (at a lower priority than
+learners' runs), public to everyone: an ordinary sweep that belongs to no learner.
 
-A reference sweep is an ordinary sweep of a preset (same services, same Celery task, same
-metrics) that belongs to no learner (`LabRun.reference`, no user). It is current when its runs
-have the fingerprints the preset has now: a fingerprint includes the training code's version
-(labs/training/version.py), so changing the training code makes every reference outdated and
-`reference_sweeps_submit_missing()` (the `submit_reference_sweeps` command, run after start-up)
-trains them again. Until the new sweep has finished, pages show the last complete one, with
-the code version it came from.
-
-Reference runs are sent to the broker at a lower priority than learners' runs (see
-`workers.lab_run_enqueue`): a learner never waits behind the site's own sweeps.
+A sweep is current when its runs have the fingerprints the preset has now, which include the
+training code's version (labs/training/version.py): a change to that code outdates every sweep and
+the `submit_reference_sweeps` command (run after start-up) trains them again. Until the new sweep
+has finished, pages show the last complete one, with the code version it came from.
 """
 
 import logging
@@ -37,9 +32,7 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class ReferenceSweep:
-    """The complete reference results of one preset."""
-
+class ReferenceSweep:  # the complete reference results of one preset
     preset: Preset
     sweep: str  # the sweep's id: what cached figures are keyed by
     runs: list[LabRun]
@@ -78,8 +71,7 @@ def reference_sweep_outdated(preset: Preset) -> bool:
 
 @transaction.atomic
 def reference_sweep_submit(*, preset: Preset) -> list[LabRun]:
-    """Stores the preset's runs as one site-owned sweep and queues them, at low priority, after
-    commit. Settings already trained with this code (by anyone) reuse that result."""
+    """Stores the preset's runs as one site-owned sweep (reusing any trained result) and queues the rest."""
     configs = preset_run_configs(preset)
     fingerprints = [run_fingerprint(config) for config in configs]
     finished = finished_originals(fingerprints)
@@ -90,8 +82,7 @@ def reference_sweep_submit(*, preset: Preset) -> list[LabRun]:
 
 
 def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
-    """Submits a reference sweep for every preset that has none for its current settings and
-    code (every preset with `force`). Returns the slugs submitted."""
+    """Submits a reference sweep for every outdated preset (all with `force`); returns their slugs."""
     submitted = []
     for preset in PRESETS.values():
         if force or reference_sweep_outdated(preset):
@@ -101,8 +92,7 @@ def reference_sweeps_submit_missing(*, force: bool = False) -> list[str]:
 
 
 def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
-    """The most recent reference sweep of a preset whose every run succeeded (found in the cached
-    index, which a finished sweep retires at once)."""
+    """The most recent reference sweep of a preset whose every run succeeded (from reference_index)."""
     preset, sweep = PRESETS.get(slug), reference_index().get(slug)
     if preset is None or sweep is None:
         return None
@@ -111,7 +101,7 @@ def reference_sweep_latest(slug: str) -> ReferenceSweep | None:
 
 
 def cached(key: str, build: Callable[[], T], timeout: int) -> T:
-    """What `build` returns, kept in the cache under `key`; without the cache (Redis away) built every time."""
+    """What `build` returns, kept in the cache; built every time while Redis is away."""
     with suppress(RedisError):
         if (found := cache.get(key)) is not None:
             return found
@@ -122,13 +112,12 @@ def cached(key: str, build: Callable[[], T], timeout: int) -> T:
 
 
 def reference_index() -> dict[str, str]:
-    """{preset slug: id of its latest complete reference sweep}: one small query, cached. Figures
-    are cached under these ids, and the guide pages' content hash includes this index."""
+    """{preset slug: id of its latest complete reference sweep}, cached: figures are cached under these
+    ids, and the guide pages' content hash includes this index."""
     return cached(INDEX_KEY, _complete_sweeps, INDEX_TIMEOUT)
 
 
 def _complete_sweeps() -> dict[str, str]:
-    """For each preset, its newest reference sweep with no run left unfinished or unsuccessful."""
     incomplete = set(
         LabRun.objects.filter(reference=True).exclude(status=LabRun.Status.SUCCEEDED).values_list("sweep", flat=True)
     )
@@ -141,8 +130,7 @@ def _complete_sweeps() -> dict[str, str]:
 
 
 def reference_run_finished(run: LabRun) -> None:
-    """Called by the worker when a reference run ends: once its whole sweep has succeeded, the
-    figures and the guide pages that show them are rendered again."""
+    """Once a reference run's whole sweep has succeeded, its figures and guide pages are drawn again."""
     if not LabRun.objects.filter(sweep=run.sweep, reference=True).exclude(status=LabRun.Status.SUCCEEDED).exists():
         reference_results_changed()
 

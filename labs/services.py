@@ -1,9 +1,8 @@
-"""Lab workflows on the web side and in the beat tasks: submit, cancel, requeue, and the two
-safety nets (the sweeper for dead workers, the dispatcher for runs stored while Redis was down).
+"""Lab workflows on the web side and in the beat tasks: submit, cancel, requeue, and the two safety
+nets (the sweeper for dead workers, the dispatcher for runs stored while Redis was down).
 
-The run row is the source of truth. A run is handed to the broker after its transaction commits;
+The run row is the source of truth: it is handed to the broker after its transaction commits, and
 `enqueued_at` stays empty until the broker accepted it, so nothing is lost when Redis is down.
-labs.workers sends a run to the broker; labs.execution trains it, inside the worker.
 """
 
 import logging
@@ -39,8 +38,7 @@ ERROR_CANCELLED_WHILE_LOST = gettext_noop("Cancelled while its worker was not re
 
 
 class LabQuotaError(Exception):
-    """A submission that would go over the learner's limits; the message says which, and
-    `retry_after` in how many seconds it could pass (the 429's Retry-After)."""
+    """A submission over the learner's limits; `retry_after`: seconds until it could pass (a 429's)."""
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
@@ -52,7 +50,7 @@ def lab_run_submit(*, user: User, config: RunConfig) -> LabRun:
 
 
 def preset_run_configs(preset: Preset) -> list[RunConfig]:
-    """A preset's runs, validated (a test checks every preset; this guards against a bad LAB_PRESET_MAX_STEPS)."""
+    """A preset's runs, validated (this guards against a bad LAB_PRESET_MAX_STEPS)."""
     configs = []
     for _label, data in preset.configs():
         config, errors = validate_config(data)
@@ -63,7 +61,6 @@ def preset_run_configs(preset: Preset) -> list[RunConfig]:
 
 
 def lab_preset_submit(*, user: User, preset: Preset) -> list[LabRun]:
-    """Every run of a preset, as one sweep (one click, one submission)."""
     return lab_runs_submit(user=user, configs=preset_run_configs(preset), preset=preset.slug)
 
 
@@ -80,9 +77,8 @@ def lab_runs_submit(*, user: User, configs: list[RunConfig], preset: str = "") -
 def lab_runs_store(
     configs: list[RunConfig], fingerprints: list[str], finished: dict[str, LabRun], *, reference: bool = False, **fields
 ) -> list[LabRun]:
-    """Save new runs, one sweep when there are several (a reference sweep always has its id): each
-    with its finished twin's result, else queued and handed to the broker once the transaction
-    commits (a reference run at a low priority). `fields`: owner and preset."""
+    """Save new runs, one sweep when there are several (a reference sweep always has its id): each with
+    its finished twin's result, else queued and sent once the transaction commits. `fields`: owner, preset."""
     sweep = uuid.uuid4() if reference or len(configs) > 1 else None
     runs = []
     for index, (config, fp) in enumerate(zip(configs, fingerprints, strict=True)):
@@ -113,7 +109,7 @@ def run_fingerprint(config: RunConfig) -> str:
 
 
 def finished_originals(fingerprints: list[str]) -> dict[str, LabRun]:
-    """The first original succeeded run for each fingerprint (same settings, seed and code version)."""
+    """The first original succeeded run of each fingerprint (same settings, seed and code version)."""
     originals = LabRun.objects.filter(
         fingerprint__in=fingerprints, status=LabRun.Status.SUCCEEDED, reused_from__isnull=True
     ).order_by("-finished_at")
@@ -165,8 +161,8 @@ def _check_quotas(user: User, configs: list[RunConfig]) -> None:
 
 
 def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
-    """Seconds until the learner's first waiting or running run should end, and whether that is an
-    estimate from recent runs (else: the longest a run may take once a worker holds it)."""
+    """Seconds until the learner's first active run should end, and whether that is an estimate from
+    recent runs (else: the longest a run may take)."""
     longest = settings.LAB_HARD_TIME_LIMIT
     active = list(LabRun.objects.filter(user=user, status__in=LabRun.ACTIVE).order_by("created_at", "pk"))
     running = [run for run in active if run.status == LabRun.Status.RUNNING and run.started_at]
@@ -183,23 +179,20 @@ def first_active_run_done_in(*, user: User, now) -> tuple[int, bool]:
 
 
 def _budget_runs(user: User, since):
-    """The runs that count against the daily budget: reused results cost nothing, nor do runs that
-    ended before they started (cancelled while queued, or failed because no connected worker could
-    hold them, labs.workers.lab_run_pass_on)."""
+    """The runs that count against the daily budget: not reused results, nor runs that ended before they
+    started (cancelled while queued, or failed as no worker could hold them: workers.lab_run_pass_on)."""
     return LabRun.objects.filter(user=user, created_at__gte=since, reused_from__isnull=True).exclude(
         status__in=(LabRun.Status.CANCELLED, LabRun.Status.FAILED), attempts=0
     )
 
 
 def lab_budget_spent(*, user: User) -> int:
-    """Samples (steps × effective batch) trained for the learner in the last 24 hours."""
     runs = _budget_runs(user, timezone.now() - timedelta(hours=24))
     return sum(run.cost for run in runs.only("config"))
 
 
 def lab_budget_frees_at(*, user: User, wanted: int, now):
-    """When enough of the learner's runs have left the last 24 hours for `wanted` more samples (or,
-    when `wanted` is more than the whole budget, when all of them have)."""
+    """When enough of the learner's runs have left the last 24 hours for `wanted` more samples."""
     window = timedelta(hours=24)
     runs = list(_budget_runs(user, now - window).order_by("created_at").only("config", "created_at"))
     spent = sum(run.cost for run in runs)
@@ -211,12 +204,9 @@ def lab_budget_frees_at(*, user: User, wanted: int, now):
 
 
 def lab_run_cancel(*, run: LabRun) -> bool:
-    """Cancel a queued run at once, or ask its worker to stop (it checks several times a second).
-    False when the run had already ended.
-
-    The request is one write whatever the status, so it cannot fall between a sweeper's
-    re-queue (running -> queued) and a status check; a queued run then ends here, or at its
-    claim, or in the next sweep, whichever comes first."""
+    """Cancel a queued run at once, or ask its worker to stop; False when it had already ended. The ask
+    is one write whatever the status, so it cannot fall between a sweeper's re-queue and a status
+    check: a queued run ends here, at its claim or in the next sweep, whichever comes first."""
     if not LabRun.objects.filter(pk=run.pk).ask_to_cancel():
         return False
     LabRun.objects.filter(pk=run.pk).end_cancelled()
@@ -224,8 +214,7 @@ def lab_run_cancel(*, run: LabRun) -> bool:
 
 
 def lab_run_requeue(*, run: LabRun) -> bool:
-    """Admin action: start a run again from scratch (a fresh budget of attempts). Refused for a
-    queued run and for one its learner asked to cancel: the learner's cancel wins."""
+    """Admin action: start a run again from scratch (LabRunQuerySet.restart says when it is refused)."""
     updated = LabRun.objects.filter(pk=run.pk).restart()
     if updated:
         LabRunCurveChunk.objects.filter(run=run).delete()  # a lost worker's points, like the curve above
@@ -234,10 +223,8 @@ def lab_run_requeue(*, run: LabRun) -> bool:
 
 
 def lab_runs_sweep_stale() -> dict[str, int]:
-    """Runs whose worker stopped sending heartbeats: re-queue them (bounded), or end them with a
-    reason. Also end queued runs the learner cancelled, and forget the `enqueued_at` of runs
-    queued for so long that Redis may have lost their message, so the dispatcher sends them
-    again (a duplicate message is harmless: only one claim can win)."""
+    """Re-queue (bounded) or end the runs whose worker stopped its heartbeats, end cancelled queued runs,
+    and resend runs queued so long Redis may have lost them (a duplicate is harmless: one claim wins)."""
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "cancelled": 0, "resent": 0}
     stale = LabRun.objects.filter(status=LabRun.Status.RUNNING).filter(
@@ -254,8 +241,8 @@ def lab_runs_sweep_stale() -> dict[str, int]:
 
 
 def _settle_stale(run: LabRun) -> str | None:
-    """Fail or re-queue one silent run, unless its learner asked to cancel: then it ends cancelled.
-    Every write checks the row again, so a cancel that lands after `run` was read still wins."""
+    """Fail or re-queue one silent run, or end it cancelled: each write checks the row again, so a
+    cancel that lands after `run` was read still wins."""
     # Only if nothing changed since we looked: a late heartbeat means the worker lives.
     same = LabRun.objects.filter(pk=run.pk, status=LabRun.Status.RUNNING, heartbeat_at=run.heartbeat_at)
     not_cancelled = same.filter(cancel_requested=False)
@@ -272,8 +259,7 @@ def _settle_stale(run: LabRun) -> str | None:
 
 
 def lab_runs_dispatch_pending() -> int:
-    """Send the queued runs the broker never got. Stops at the first failure (Redis still down).
-    A queued run its learner cancelled is ended, not sent: no worker would ever claim it."""
+    """Send the queued runs the broker never got, up to the first failure; a cancelled one is ended."""
     LabRun.objects.end_cancelled()
     grace = timezone.now() - timedelta(seconds=2)  # leave fresh submissions to their own on_commit
     pending = LabRun.objects.waiting().filter(enqueued_at__isnull=True, created_at__lt=grace)

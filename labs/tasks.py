@@ -1,8 +1,5 @@
-"""Thin Celery tasks (routed to the labs' queue, `gpu`, by CELERY_TASK_ROUTES): load by id, call the service.
-
-Redelivery is safe: `execute_run` claims the row with a conditional update, so a message that
-arrives twice trains once. A run this worker cannot hold is passed on instead (labs.workers).
-Nothing here imports torch (the pool child loads it when it starts: labs.workers.pool_child_prepare).
+"""Thin Celery tasks (routed to the labs' queue, `gpu`, by CELERY_TASK_ROUTES). Redelivery is safe:
+`execute_run` claims the row with a conditional update, so a message that arrives twice trains once.
 """
 
 from celery import shared_task

@@ -6,6 +6,5 @@ from config.ratelimit import limit_exceeded
 
 
 def submission_throttled(request: HttpRequest, user) -> bool:
-    """True when the learner submitted more than RATE_LIMITS["lab_submit"] allows. The learner is
-    passed in, since an API client is known by its token, not by the session."""
+    """Over RATE_LIMITS["lab_submit"]; the learner is passed in (an API client is known by its token)."""
     return limit_exceeded(request, "lab_submit", key=lambda _group, _request: str(user.pk))

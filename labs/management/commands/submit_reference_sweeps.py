@@ -1,8 +1,6 @@
-"""Submit the reference sweeps that are missing or outdated (labs/reference.py).
-
-The run command runs it once after start-up (`--if-enabled`, its `references` program); deploy
-scripts can run it on demand. Only rows are written here: the Celery workers train the runs,
-after learners' runs, and a broker that is not up yet is fine (the dispatcher sends them later).
+"""Submit the reference sweeps that are missing or outdated (labs/reference.py): the run command's
+`references` program, once after start-up (`--if-enabled`). Only rows are written here, so a broker
+that is not up yet is fine (the dispatcher sends them later).
 """
 
 from django.conf import settings
