@@ -38,6 +38,9 @@ NAMING_CONTEXT_RE = re.compile(
 )
 # 5,8e-2, 1e-7, 3.6e-7 (but not a name such as "fp8e4m3", nor 4e, an ordinal).
 E_NOTATION_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?e[-−+]?\d+(?!\w)")
+# 0,81, 1,20 et 1,40 or 3, 2,5 et 4: with the decimal comma, a list separated by ", " reads as other
+# numbers ("3,9, 2,5" as one); French separates decimal numbers with « ; » (0,81 ; 1,20 et 1,40).
+DECIMAL_LIST_RE = re.compile(r"(?<![\d,.])\d+,\d+,[ \u00a0\u202f]+[-−]?\d|(?<![\d,.])\d+,[ \u00a0\u202f]+[-−]?\d+,\d")
 FAULTS = [
     # (what is wrong, where it is)
     ("; ! ? need U+202F before them", re.compile(r"(?<![\u202f;!?(\[{«“‘/:])[;!?]+(?=[\s)\]»”’.,…]|$)")),
@@ -52,6 +55,8 @@ FAULTS = [
     ("an ordinal: write 4ᵉ, 1ᵉʳ, 2ⁿᵈ or the word, and nᵒ for a number", ORDINAL_RE),
     # Issue 40 (second reader): 1e-7 is code's way of writing a number; French prose writes 10⁻⁷.
     ("e-notation in prose: write 5,8 × 10⁻² or 10⁻⁷", E_NOTATION_RE),
+    # Issue 40 (third reader): « environ 3,9, 2,5 et 4,3 ».
+    ("decimal numbers in a list: separate them with « ; » (0,81 ; 1,20 et 1,40)", DECIMAL_LIST_RE),
 ]
 # A dotted number written as code (max_norm=1.0) is code.
 DECIMAL_POINT_RE = re.compile(r"(?<![\w.=])\d+\.\d+(?![\w.]*\d)")

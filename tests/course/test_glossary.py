@@ -193,9 +193,16 @@ def disagreements(text: str, spoken: bool = False) -> list[str]:
     return found
 
 
-def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
+# French, issue 40 (third reader): « Par exemple traité, … » (per example processed) reads as "for
+# example, processed…". « par exemple » followed by a past participle is that misreading: per example
+# is « rapporté au nombre d’exemples », « de chaque exemple », « pour chaque exemple ».
+PER_EXAMPLE_PARTICIPLE_RE = re.compile(r"(?<!\w)par exemple \w+(?:é|ée|és|ées)(?!\w)", re.IGNORECASE)
+
+
+def violations(text: str, lang: str, spoken: bool = False, content: bool = True) -> list[str]:
     """`spoken`: a spoken summary, where Hindi writes the English terms in Devanagari so that the
-    voice says them (content/AUTHORING.md): the Latin-script rule is not checked there."""
+    voice says them (content/AUTHORING.md): the Latin-script rule is not checked there. `content`:
+    the course's own texts, not the site's words (where « compte » is an account)."""
     text = prose(text, lang)
     found = []
     for term in GLOSSARY["terms"]:
@@ -203,9 +210,14 @@ def violations(text: str, lang: str, spoken: bool = False) -> list[str]:
             if word_pattern(variant).search(text):
                 found.append(f"{variant!r} (write {term[lang]!r})")
     if lang == "fr":
-        for phrase, advice in GLOSSARY["french_refused"].items():
+        refused = GLOSSARY["french_refused"] | (GLOSSARY["french_refused_in_content"] if content else {})
+        for phrase, advice in refused.items():
             if word_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
+        found += [
+            f"{match.group()!r} (reads as 'for example'; write « rapporté au nombre d’exemples … »)"
+            for match in PER_EXAMPLE_PARTICIPLE_RE.finditer(text)
+        ]
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -292,7 +304,7 @@ def test_the_sites_own_words_use_the_glossary(lang):
     found = {
         source: problems
         for source, text in translations(path)
-        if (problems := violations(PLACEHOLDER_RE.sub(" ", text), lang))
+        if (problems := violations(PLACEHOLDER_RE.sub(" ", text), lang, content=False))
     }
     assert found == {}
 
@@ -380,6 +392,36 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Lancez le préréglage du labo (/fr/labs/presets/memory-vs-n/).", "fr", False),
         ("Comptez les tokens comptés de la fenêtre.", "fr", True),
         ("Comptez les tokens cibles de la fenêtre.", "fr", False),
+        # French, issue 40 (third reader): one name for accuracy, the token count, activation memory;
+        # « par exemple » before a participle; calques
+        ("des lots de 8 192 images sans perte de précision ; au-delà, la précision se dégradait", "fr", True),
+        ("sans perte d’exactitude ; au-delà, l’exactitude se dégradait, en précision mixte", "fr", False),
+        ("et les précisions finales", "fr", True),
+        ("Le compte a réglé la pondération ; ignorer le compte", "fr", True),
+        ("Le décompte a réglé la pondération ; on compte les tokens, ce qui compte", "fr", False),
+        ("Sans le compte, la perte ; un compte de tokens", "fr", True),
+        ("des sommes s_i et des effectifs n_i", "fr", True),
+        ("le même nombre de tokens, un lot effectif de 64", "fr", False),
+        ("[Mémoire d’activation en fonction de N]", "fr", True),
+        ("le pic de mémoire d’activations", "fr", False),
+        ("Par exemple traité, en général un peu", "fr", True),  # reads "for example, processed"
+        ("des exemples calculés par exemple traités à part", "fr", True),
+        ("Rapporté au nombre d’exemples traités ; par exemple Llama, par exemple, traité", "fr", False),
+        ("les activations d’un seul micro-lot doivent exister à la fois", "fr", True),
+        ("ne tient qu’à 2 images par GPU", "fr", True),
+        ("ne tient en mémoire qu’avec 2 images par GPU, un bug à la fois", "fr", False),
+        ("deux cas restent donc trop grands", "fr", True),
+        ("la perte reste donc trop grande dans deux cas", "fr", False),
+        ("son optimiseur enveloppé et le BF16 optimizer", "fr", True),
+        ("son optimiseur encapsulé ; Lightning enveloppe dans no_sync", "fr", False),
+        ("dépasse les passes de 4 096 exemples", "fr", True),
+        ("dépasse le temps du forward et du backward de 4 096 exemples", "fr", False),
+        ("Vous entraînez avec DDP sur 2 GPU et votre carte tombe en panne", "fr", True),
+        ("Vous entraînez le modèle avec DDP ; un entraînement avec accumulation", "fr", False),
+        ("le pas de l’optimiseur, le nombre d’étapes d’accumulation", "fr", True),
+        ("aux arrondis flottants près", "fr", True),
+        ("sont des buffers", "fr", True),
+        ("sont des tampons (buffers)", "fr", False),
         ("Trois runs sur 8 000 échantillons.", "fr", True),
         ("Trois exécutions sur 8 000 exemples.", "fr", False),
         ("la passe avant puis la passe arrière", "fr", True),
@@ -480,6 +522,14 @@ def test_every_hindi_noun_term_has_one_gender():
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
     assert bool(violations(text, lang)) is flagged
+
+
+def test_the_token_count_is_refused_in_the_course_and_an_account_is_not_in_the_ui():
+    """« le compte » of `num_items_in_batch` is « le décompte » in the course's texts; the site's
+    words keep « compte » for the learner's account (issue 40, third French reader)."""
+    assert violations("Le Trainer ne peut pas transmettre le compte.", "fr")
+    assert not violations("Le Trainer ne peut pas transmettre le décompte.", "fr")
+    assert not violations("Ce compte est inactif. Sans compte, le formulaire montre le résultat.", "fr", content=False)
 
 
 # A name from code keeps its case. The rule that capitalises the English word opening a Hindi

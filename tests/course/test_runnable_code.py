@@ -3,6 +3,7 @@ would run it, so examples never rot."""
 
 import io
 import json
+import re
 import subprocess
 import sys
 import tokenize
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from course.content import guide_folders, load_guide_file, runnable_blocks
+from course.content import framework_tab_sets, guide_folders, load_guide_file, runnable_blocks
 
 pytestmark = pytest.mark.slow  # bin/unit leaves it out (tests/conftest.py)
 
@@ -54,6 +55,39 @@ def test_runnable_code_is_the_same_in_every_language():
         assert len({len(b) for b in blocks.values()}) == 1, folder.name
         for en_block, hi_block, fr_block in zip(blocks["en"], blocks["hi"], blocks["fr"], strict=False):
             assert _code_tokens(en_block) == _code_tokens(hi_block) == _code_tokens(fr_block), folder.name
+
+
+def _printed_strings(code: str) -> list[str]:
+    """The string literal that opens each print(...) call of the code."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    return [
+        tokens[n + 2].string
+        for n, token in enumerate(tokens[:-2])
+        if token.string == "print" and tokens[n + 1].string == "(" and tokens[n + 2].type == tokenize.STRING
+    ]
+
+
+# A printed string's words, outside its {placeholders} and {'format specs'}.
+PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}")
+WORD_RE = re.compile(r"[A-Za-z]{3,}")
+
+
+def test_french_blocks_and_tabs_print_french():
+    """What a block prints is translated with it (content/AUTHORING.md): a French block or tab that
+    prints the English block's very words shows the learner English (issue 40, third French reader:
+    guide 7's blocks and every tab printed « last layer's weights »)."""
+    found = []
+    for folder in guide_folders(settings.CONTENT_DIR):
+        bodies = {lang: load_guide_file(folder / f"{lang}.md").body for lang in ("en", "fr")}
+        codes = {
+            lang: [*runnable_blocks(body), *(code for tabs in framework_tab_sets(body) for code in tabs.values())]
+            for lang, body in bodies.items()
+        }
+        for english, french in zip(codes["en"], codes["fr"], strict=True):
+            for said_en, said_fr in zip(_printed_strings(english), _printed_strings(french), strict=False):
+                if said_en == said_fr and WORD_RE.search(PLACEHOLDER_RE.sub(" ", said_en)):
+                    found.append(f"{folder.name}: {said_fr}")
+    assert found == []
 
 
 @pytest.fixture(scope="module")

@@ -186,6 +186,12 @@ def test_a_changed_rule_sets_the_french_pages_again():
         ("2000 pas de warmup", True),  # a quantity, though it could be a year
         (f"un lot de 1{NNBSP}024 et 2{NNBSP}000 pas", False),
         ("Goyal et al. (2017), la PR #2719, arXiv 1705.08741, la ligne 1024", False),
+        # issue 40 (third reader): a list of decimal-comma numbers is separated by « ; »
+        ("des normes d’environ 0,81, 1,20, 1,31 et 1,40", True),
+        ("(environ 3,9, 2,5 et 4,3)", True),
+        ("à N = 2, 3,5 fois plus", True),  # an integer then a decimal reads as 2,3 and 5
+        (f"des normes d’environ 0,81{NNBSP}; 1,20{NNBSP}; 1,31 et 1,40", False),
+        (f"0,19 pour le lot de 16{NNBSP}; 0,18 pour 64, puis 2, 4 et 8 micro-lots, de 1,96 à 16 × 1, de 7,86", False),
     ],
 )
 def test_the_check_finds_each_fault_and_only_faults(text, flagged):
