@@ -330,18 +330,11 @@ class MeasuredWindow(Window):
 
 
 class ActivationMeter:
-    """Peak activation memory of micro-batches: parameters, buffers (BatchNorm
-    running statistics), gradients and optimizer state excluded.
-
-    On CUDA: the allocator's peak during forward + backward minus what was
-    allocated just before the forward (callers must make gradients exist
-    beforehand, or their first allocation would be counted).
-
-    Elsewhere: bytes of the distinct storages autograd saves for backward that are
-    not parameter or buffer storages, tracked live with saved-tensor hooks; a storage seen
-    through several views counts once, and it leaves the total when the last
-    saved reference to it is released (during backward).
-    """
+    """Peak activation memory of micro-batches: parameters, buffers, gradients and optimizer state excluded.
+    On CUDA: the allocator's peak during forward + backward minus what was allocated just before the
+    forward (callers make gradients exist beforehand, or their first allocation would count). Elsewhere:
+    bytes of the distinct non-parameter storages autograd saves for backward, tracked live with
+    saved-tensor hooks; a storage seen through several views counts once, until its last release."""
 
     def __init__(self, model: nn.Module, device: torch.device) -> None:
         self.device = device

@@ -1,17 +1,13 @@
 """Tiny models for the labs, each built with a chosen normalization.
 
-Kept small on purpose: 200 optimizer steps must take seconds on a laptop CPU.
-No dropout anywhere, so accumulation can match the full batch exactly.
-
-Where the normalization sits:
-- digits-cnn: after each convolution. "layer" normalizes each sample over
-  (channels, height, width), written as GroupNorm with one group; "group" uses
-  4 groups of channels; "batch" is BatchNorm2d over the micro-batch.
+Kept small on purpose: 200 optimizer steps must take seconds on a laptop CPU. No dropout anywhere,
+so accumulation can match the full batch exactly. Where the normalization sits:
+- digits-cnn: after each convolution. "layer" normalizes each sample over (channels, height, width),
+  written as GroupNorm with one group; "group" uses 4 groups of channels; "batch" is BatchNorm2d.
 - digits-mlp: after each hidden linear layer (BatchNorm1d / LayerNorm / GroupNorm).
-- tiny-lm and guides-lm: pre-norm transformer blocks and a final norm. "batch" is
-  BatchNorm1d over the feature dimension of the real (non-padding) tokens of the
-  micro-batch: unusual for transformers, offered only to show that accumulation
-  with batch statistics is not the large-batch computation.
+- tiny-lm and guides-lm: pre-norm transformer blocks and a final norm. "batch" is BatchNorm1d over
+  the features of the micro-batch's real (non-padding) tokens: unusual for transformers, offered
+  only to show that accumulation with batch statistics is not the large-batch computation.
 "rms" is RMSNorm: per sample (digits-cnn: over channels, height and width) or per token.
 """
 
