@@ -94,15 +94,9 @@ def _train(run: LabRun, reporter: "Reporter") -> dict[str, Any]:  # the fields t
     guides = settings.CONTENT_DIR / "guides"  # guides-lm's text
     result = run_experiment(config, on_progress=reporter.on_progress, should_stop=reporter.stop.is_set, text_dir=guides)
     result = result.to_dict()
-    return {
-        "status": LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED,
-        "curve": result["curve"],
-        "validation": result["validation"],
-        "metrics": stored_metrics(result),
-        "device": result["device"],
-        "torch_version": result["torch_version"],
-        "done_steps": result["steps_done"],
-    }
+    status = LabRun.Status.CANCELLED if result["status"] == "cancelled" else LabRun.Status.SUCCEEDED
+    copied = {field: result[field] for field in ("curve", "validation", "device", "torch_version")}
+    return {"status": status, **copied, "metrics": stored_metrics(result), "done_steps": result["steps_done"]}
 
 
 def _limit_cpu_threads() -> None:

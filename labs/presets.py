@@ -43,17 +43,8 @@ class Preset:
 
 
 def _base(**changes: Any) -> dict[str, Any]:
-    return {
-        "task": "digits-mlp",
-        "norm": "none",
-        "effective_batch_size": 64,
-        "accumulation_steps": 1,
-        "loss_scaling": "mean",
-        "optimizer": "sgd",
-        "learning_rate": 0.05,
-        "steps": 100,
-        "seed": 0,
-    } | changes
+    batch = {"task": "digits-mlp", "norm": "none", "effective_batch_size": 64, "accumulation_steps": 1, "seed": 0}
+    return batch | {"loss_scaling": "mean", "optimizer": "sgd", "learning_rate": 0.05, "steps": 100} | changes
 
 
 def _tiny_cnn(**changes: Any) -> dict[str, Any]:
