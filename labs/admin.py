@@ -10,19 +10,8 @@ from .models import FigurePrediction, LabRun
 
 @admin.register(LabRun)
 class LabRunAdmin(admin.ModelAdmin):
-    list_display = [
-        "id",
-        "user",
-        "label",
-        "status",
-        "done_steps",
-        "total_steps",
-        "attempts",
-        "device",
-        "created_at",
-        "heartbeat_at",
-        "finished_at",
-    ]
+    list_display = ["id", "user", "label", "status", "done_steps", "total_steps", "attempts", "device",
+                    "created_at", "heartbeat_at", "finished_at"]  # fmt: skip
     list_filter = ["status", "preset"]
     search_fields = ["user__username", "preset", "worker", "fingerprint"]
     raw_id_fields = ["user", "reused_from"]

@@ -106,10 +106,6 @@ def choice_named(preset: Preset, slug: str) -> Choice | None:
     return next((choice for choice in choices(preset) if choice.slug == slug), None)
 
 
-def variable_text(preset: Preset) -> str:
-    return ", ".join(str(v.name) for v in varied(preset))
-
-
 def question(preset: str, name: str) -> Question | None:
     """The prediction a figure asks for, if any (a timeline of one step has no result to guess)."""
     if not is_explorable(preset, name):
@@ -263,7 +259,7 @@ def panel_context(preset: str, name: str, query, request: HttpRequest | None, pa
         "signed_in": bool(request and request.user.is_authenticated),
         "question": asked.text if asked else "",
         "options": prediction_options(preset_obj),
-        "variable": variable_text(preset_obj),
+        "variable": ", ".join(str(v.name) for v in varied(preset_obj)),
         "choices": choices(preset_obj),
         "selected": choice.slug if choice else ALL,
         "unknown_choice": unknown,

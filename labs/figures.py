@@ -35,15 +35,8 @@ from .reference import ReferenceSweep, cached, reference_index, reference_sweep_
 
 logger = logging.getLogger(__name__)
 # What draws a figure or a panel: cached ones carry a hash of it (drawing_version), so a change retires them.
-DRAWING_CODE = (
-    "figures.py",
-    "figure_kinds.py",
-    "charts.py",
-    "svg.py",
-    "downsample.py",
-    "explorable_figures.py",
-    "presets.py",
-)
+DRAWING_CODE = ("figures.py", "figure_kinds.py", "charts.py", "svg.py", "downsample.py",
+                "explorable_figures.py", "presets.py")  # fmt: skip
 DRAWING_TEMPLATES = ("labs/_guide_figure.html", "labs/_explorable.html", "labs/_diagrams.html")
 APP_DIR = Path(__file__).resolve().parent
 

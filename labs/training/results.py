@@ -54,24 +54,12 @@ class RunResult:
 
 
 # The RunResult fields a stored run keeps as its metrics (LabRun.metrics); the others are stored in
-# their own columns (curve, device...) or only timed by the bench (validation_seconds...).
-STORED_METRICS = (
-    "final_loss",
-    "val_loss",
-    "val_accuracy",
-    "samples_per_second",
-    "tokens_per_second",
-    "wall_seconds",
-    "peak_activation_bytes",
-    "activation_memory_method",
-    "grad_equivalence_error",
-    "parameter_count",
-    "dtype",
-    "allreduce_calls",  # data-parallel runs only: DDP's gradient all-reduces, their bytes and time
-    "allreduce_bytes",
-    "communication_seconds",
-    "compute_seconds",
-)
+# their own columns (curve, device...) or only timed by the bench (validation_seconds...). The last
+# four: data-parallel runs only, DDP's gradient all-reduces, their bytes and time.
+STORED_METRICS = ("final_loss", "val_loss", "val_accuracy", "samples_per_second", "tokens_per_second",
+                  "wall_seconds", "peak_activation_bytes", "activation_memory_method", "grad_equivalence_error",
+                  "parameter_count", "dtype", "allreduce_calls", "allreduce_bytes", "communication_seconds",
+                  "compute_seconds")  # fmt: skip
 DIVERGED = "diverged"  # stored beside them: True when the loss stopped being finite
 
 
