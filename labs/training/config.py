@@ -1,19 +1,13 @@
 """A lab run's settings, declared once: the pydantic model `RunConfig` gives each setting's name,
 type, range, default, label (`title`) and help (`description`), and the rules across settings.
 The HTML form (labs.forms), the API schema (labs.schemas), the exports and the trainer read it.
-
-This module must not import torch (nor Django): the web process imports it to validate a
-learner's form without paying for (or depending on) the training stack.
-
-``validate_config`` takes untrusted JSON-ish input and never raises; errors come back as
-sentences keyed by field name, with problems that involve no single field (unknown settings, the
-compute budget) under ``"__all__"`` (Django's key for non-field errors). Each sentence is a
-`Problem`: English text that keeps its message id and parameters, translated where it is shown
-(labs.forms.translate_problem).
-
 Adding a setting is one declaration below (its label and help marked with gettext_noop, and
-translated in locale/): the form, the API, the exports and the stored runs follow. A run stored
-before it existed keeps its fingerprint (see `config_fingerprint`).
+translated in locale/); a run stored before it existed keeps its fingerprint (`config_fingerprint`).
+
+No torch, no Django: the web process validates a learner's form with this module alone.
+``validate_config`` takes untrusted input and never raises: its errors are `Problem`s (English
+text that keeps its message id and parameters, translated where shown) keyed by field, those of
+no single field (unknown settings, the budget) under ``"__all__"`` (Django's non-field key).
 """
 
 from __future__ import annotations
@@ -46,8 +40,7 @@ PROCESS_COUNTS: tuple[int, ...] = (1, 2, 4)
 SYNCS: tuple[str, ...] = ("no_sync", "every_micro")
 MAX_PROCESSES = 4  # the default cap; a site passes its own (settings.LAB_MAX_PROCESSES)
 
-# A hash of this package's files (version.py): any change to the model, data, loop or metrics
-# gives a new version, so finished results stored under an older one are not reused.
+# What runs in this package (version.py): results stored under an older version are not reused.
 CODE_VERSION: str = training_code_version()
 
 
