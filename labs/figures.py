@@ -61,9 +61,6 @@ CACHE_VERSION = drawing_version()
 CACHE_TIMEOUT = 24 * 3600
 
 
-# ---------------------------------------------------------------- the figures and their captions' numbers
-
-
 def _finite_finals(runs: Runs) -> list[float]:
     return [f for f in map(final_loss, runs) if f is not None]
 
@@ -242,9 +239,6 @@ FIGURES: dict[tuple[str, str], Figure] = {
         log=True,
     ),
 }
-
-
-# ---------------------------------------------------------------- served to the guides and the preset pages
 
 
 class ReferenceFigures:
