@@ -94,7 +94,7 @@ def test_a_quiz_answer_refused_by_the_rate_limit_says_the_wait_in_its_card_in_hi
     page.locator(f"#{second} button[type=submit]").click()  # the second: 429
     wait = page.locator(f"#{second}-wait [role=alert]")
     wait.wait_for()
-    assert re.fullmatch(r"आप थोड़ा तेज़ चल रहे हैं। कृपया \d+ (सेकंड|मिनट) रुककर फिर से कोशिश करें।", wait.inner_text())
+    assert re.fullmatch(r"आप बहुत जल्दी-जल्दी अनुरोध भेज रहे हैं। कृपया \d+ (सेकंड|मिनट) रुककर फिर से कोशिश करें।", wait.inner_text())
     assert page.locator(f"#{second} input[name=choice]").first.is_checked()  # the choice is still there
     assert page.locator("#swap-error").is_hidden()  # the card says it: no second, vaguer message
     expect_only(page, "console:")  # the browser logs the 429
