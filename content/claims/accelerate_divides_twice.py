@@ -8,7 +8,8 @@ ignores them until the window is complete (`AcceleratedOptimizer.step` / `zero_g
 `gradient_state.sync_gradients`, src/accelerate/optimizer.py; the guide to accumulation with
 Accelerate: https://huggingface.co/docs/accelerate/usage_guides/gradient_accumulation).
 
-Runs Accelerate itself, on the CPU in one process. Used by: final exam `bug-accelerate-divides-twice`.
+Runs Accelerate itself, on the CPU in one process. Used by: final exam `bug-accelerate-divides-twice`,
+`x-accelerate-accumulate`, `x-accelerate-loop-order`.
 """
 
 import torch

@@ -7,7 +7,7 @@ longer move and accumulation gives the large batch's gradient.
 (torchvision's `FrozenBatchNorm2d`, which the explanation also names, computes from the same fixed
 buffers: https://github.com/pytorch/vision/blob/v0.29.1/torchvision/ops/misc.py#L14; torchvision is not a
 dependency here, so it is not run.) Used by: guide quiz `bug-batchnorm-frozen-by-requires-grad`
-(normalization-and-accumulation).
+(normalization-and-accumulation), final exam `drawn-running-stat-weight`.
 """
 
 import copy

@@ -4,7 +4,7 @@ step, and once unscaled the gradient (hence the update) is far smaller than inte
 1/S. Unscaling first, then clipping, clips the real gradient (here below 1.0, so left as it is).
 
 fp16 autocast and the GradScaler run on the CPU here; the scaler's arithmetic is the same on CUDA.
-Used by: final exam `bug-clip-before-unscale`.
+Used by: final exam `bug-clip-before-unscale`; the-accumulation-loop quiz `amp-clipping`.
 """
 
 import torch

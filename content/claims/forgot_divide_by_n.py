@@ -2,7 +2,8 @@
 with SGD that is an N times larger learning rate, Adam mostly cancels the factor, and the norm is N
 times too large, so a clip at 1.0 fires where the right gradient would not be clipped.
 
-Used by: final exam `bug-forgot-divide-by-n`.
+Used by: final exam `bug-forgot-divide-by-n`, `forgot-to-divide-sgd-vs-adam`, `drawn-loss-scale-factor`,
+`x-accumulation-vs-larger-lr`; what-is-gradient-accumulation quiz `same-gradient`.
 """
 
 import torch

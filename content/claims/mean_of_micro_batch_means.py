@@ -6,7 +6,8 @@ full batch does.
 
 Each token gets its own row of logits (an embedding table that starts at zero), so the gradient of
 that row is the token's weight times the same vector: the weights can be read off exactly.
-Used by: final exam `bug-mean-of-micro-batch-means`.
+Used by: final exam `bug-mean-of-micro-batch-means`; loss-normalization-variable-length quiz
+`what-the-fix-does`.
 """
 
 import torch

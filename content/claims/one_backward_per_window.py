@@ -5,7 +5,8 @@ frees each graph before the next forward, for the same gradient.
 
 Activation memory is measured as the bytes of the tensors autograd saves for backward (parameters
 excluded), tracked live with saved-tensor hooks, as the labs do on the CPU (labs/training/loop.py).
-Used by: guide quiz `bug-one-backward-per-window` (what-is-gradient-accumulation).
+Used by: guide quiz `bug-one-backward-per-window` (what-is-gradient-accumulation), final exam
+`x-sum-losses-one-backward`.
 """
 
 import torch

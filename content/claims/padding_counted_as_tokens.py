@@ -4,7 +4,8 @@
 changes with each window's padding, so windows with more padding get smaller updates. Counting the
 scored tokens gives the full batch's gradient: every scored token weighs 1/n.
 
-Used by: guide quiz `bug-padding-counted-as-tokens` (loss-normalization-variable-length).
+Used by: guide quiz `bug-padding-counted-as-tokens` (loss-normalization-variable-length), final exam
+`x-token-normalization-practice`.
 """
 
 import torch

@@ -3,7 +3,8 @@ catches the mean-of-micro-batch-means bug on variable-length data: the gap is fa
 On fixed-length, unpadded data the two averages coincide and the same comparison passes, so that
 data hides the bug. The token-normalized loop passes on variable-length data.
 
-Used by: loss-normalization-variable-length's `detect-the-bug` and the exam's `catch-loss-bug-early`.
+Used by: loss-normalization-variable-length's `detect-the-bug` and `when-formulas-agree`, and the exam's
+`catch-loss-bug-early`, `loss-bug-lessons` and `when-mean-of-means-is-exact`.
 """
 
 import torch

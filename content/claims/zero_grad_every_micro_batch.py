@@ -2,7 +2,7 @@
 gradient alone, still divided by N (N times too small); with `zero_grad()` once per window it steps
 on the mean gradient of the N micro-batches, the full-batch gradient.
 
-Used by: final exam `bug-zero-grad-every-micro-batch`.
+Used by: final exam `bug-zero-grad-every-micro-batch`; the-accumulation-loop quiz `window-order`.
 """
 
 import torch

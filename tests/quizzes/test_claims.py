@@ -5,6 +5,7 @@ or a `checked_by` that names no file, without ever importing or running the scri
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,65 @@ def test_every_claim_check_is_named_by_a_question_and_every_spot_bug_question_ha
     orphans = sorted(path.stem for path in CLAIM_FILES if path.stem not in named)
     assert not orphans, f"claim checks that no question names in 'checked_by': {orphans}"
     assert all(q.checked_by for q in questions if q.type == "spot_bug")
+
+
+# A question of any type that says some code, a library's loop or a test does something wrong, and
+# how wrong (AUTHORING.md, "Claim checks"), names the check that shows it. Only spot_bug questions
+# are marked as such by their type; the others are found by what their English prompt, keyed
+# options and explanation state: a factor or a fraction off ("N times too large", "3/8 of the
+# intended size", "divided twice"), gradients left stale or leaking, a schedule that climbs back,
+# memory back to the full batch's, a test that passes, fails, catches or misses, or a bug.
+BUG_CLAIM = re.compile(
+    r"\b(N|GAS|k|\d+) times (too|larger|smaller|stronger|weaker|faster|slower|further)\b"
+    r"|\btoo (large|small|fast|slow|strong|weak|early|soon|late|often)\b"
+    r"|\b(divided|divides|divide|scaled|scales|counted|applied|added|stepped)\b"
+    r"[^.;:]{0,60}\b(twice|N times|\d+ times)\b"
+    r"|\bstale\b|\bleaks?\b|\bof (the|its) intended\b|\bthan intended\b"
+    r"|\bclimbs? back\b|\bback (up|towards? its peak|to its peak)\b|\bback to (that of )?the full batch"
+    r"|\b(test|check)s? (still )?(passes|fails|catches|misses)\b|\bbug\b",
+    re.IGNORECASE,
+)
+# Questions whose wording matches but whose claim a claim check does not (or need not) show.
+NOT_CLAIM_CHECKED = {
+    "trainer-token-count": "transformers' Trainer on a real GPT-2: guide 5's runnable #worked-example shows it, "
+    "run by tests/course/test_runnable_code.py (a claim check would repeat it)",
+    "drawn-linear-lr-scaling": "the linear scaling rule's intuition (k small steps against one k times larger); "
+    "no code is said to be wrong",
+}
+
+
+def bug_claims(question: dict) -> list[str]:
+    texts = [question["prompt"]["en"], question.get("explanation", {}).get("en", "")]
+    texts += [option["text"]["en"] for option in question.get("options", []) if option.get("correct")]
+    return [match.group(0) for match in BUG_CLAIM.finditer(" ".join(texts))]
+
+
+def test_every_question_that_claims_a_bug_names_its_check():
+    """Read from the YAML, like the test below: the English texts decide, whatever the question's type."""
+    missing, stale_exemptions = [], set(NOT_CLAIM_CHECKED)
+    for slug, path in quiz_files(CONTENT_DIR):
+        for question in yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]:
+            claims = bug_claims(question) if question["type"] != "spot_bug" else ["spot_bug"]
+            stale_exemptions.discard(question["id"] if claims else "")
+            if claims and "checked_by" not in question and question["id"] not in NOT_CLAIM_CHECKED:
+                missing.append(f"{slug}: {question['id']} ({claims[0]!r})")
+    assert not missing, "questions that claim a bug but name no `checked_by`:\n" + "\n".join(missing)
+    assert not stale_exemptions, f"exempted, but no longer worded as a claim: {sorted(stale_exemptions)}"
+
+
+def test_a_claim_check_lists_the_questions_that_name_it():
+    """Each script's `Used by:` names every question whose `checked_by` is that script."""
+    docstrings = {
+        path.stem: ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "" for path in CLAIM_FILES
+    }
+    unlisted = []
+    for _, path in quiz_files(CONTENT_DIR):
+        for question in yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]:
+            name = question.get("checked_by")
+            used_by = docstrings.get(name, "").partition("Used by:")[2]
+            if name and f"`{question['id']}`" not in used_by:
+                unlisted.append(f"{name}: {question['id']}")
+    assert not unlisted, f"questions missing from their check's 'Used by:': {unlisted}"
 
 
 # The loader's rules, on content trees written for the test -----------------------------------
