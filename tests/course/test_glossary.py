@@ -15,7 +15,7 @@ import yaml
 from django.conf import settings
 
 from course.content import guide_folders, load_guide_file
-from course.markdown_text import prose_lines
+from course.markdown_text import CODE, classified_lines, prose_lines
 from quizzes.content import quiz_files
 
 CONTENT_DIR = Path(settings.BASE_DIR) / "content"
@@ -199,11 +199,36 @@ def disagreements(text: str, spoken: bool = False) -> list[str]:
 PER_EXAMPLE_PARTICIPLE_RE = re.compile(r"(?<!\w)par exemple \w+(?:é|ée|és|ées)(?!\w)", re.IGNORECASE)
 
 
+# The object of भाग देना takes को: one of glossary.yaml's hindi_divide_objects, then one to three words
+# and "से भाग दे…" ("हर loss 4 से भाग देकर"), or right away "भाग दे…" ("Accelerate loss भाग देता है").
+# Not a noun that is itself the divisor: right before से ("weights के sum से भाग") or after a को that
+# already marked the object ("gradients को loss scale से भाग"); and not across a postposition, a -कर
+# participle or हुए ("sum लेकर N से भाग दें", "8 gradients जोड़ते हुए 4 से भाग दें" are right).
+NOT_BETWEEN = "को ने का के की में पर से और या तक हुए हुआ हुई".split()
+SPACE = "[ \u00a0]+"
+DIVIDE_WITHOUT_KO_RE = re.compile(
+    rf"(?<![\w{DEVANAGARI_LETTER}.`/_-])(?<!को )(?<!को\u00a0)(?:{alternation(GLOSSARY['hindi_divide_objects'])})"
+    rf"(?![\w{DEVANAGARI_LETTER}_-])"
+    rf"(?:(?:{SPACE}(?!(?:{alternation(NOT_BETWEEN)})(?![{DEVANAGARI_LETTER}]))(?![^\s]*कर(?![{DEVANAGARI_LETTER}]))"
+    rf"[^\s,;:।()]+){{1,3}}{SPACE}से)?{SPACE}भाग{SPACE}(?:दे|दि|दी)",
+    re.IGNORECASE,
+)
+
+
+INLINE_MATH_RE = re.compile(r"(?<!\$)\$[^$\n]+\$(?!\$)")
+
+
+def divide_without_ko(text: str) -> list[str]:
+    """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
+    text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
+    return [f"{match.group()!r} (the object of भाग देना takes को)" for match in DIVIDE_WITHOUT_KO_RE.finditer(text)]
+
+
 def violations(text: str, lang: str, spoken: bool = False, content: bool = True) -> list[str]:
     """`spoken`: a spoken summary, where Hindi writes the English terms in Devanagari so that the
     voice says them (content/AUTHORING.md): the Latin-script rule is not checked there. `content`:
     the course's own texts, not the site's words (where « compte » is an account)."""
-    text = prose(text, lang)
+    raw, text = text, prose(text, lang)
     found = []
     for term in GLOSSARY["terms"]:
         for variant in [] if spoken and lang == "hi" else term.get("forbidden", {}).get(lang, []):
@@ -225,6 +250,10 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         for word, spelling in GLOSSARY["hindi_spelling_words"].items():
             if whole_word_pattern(word).search(text):
                 found.append(f"{word!r} (write {spelling!r})")
+        for phrase, advice in GLOSSARY["hindi_refused"].items():
+            if word_pattern(phrase).search(text):
+                found.append(f"{phrase!r} (write {advice!r})")
+        found += divide_without_ko(raw)
         found += [f"{month!r} (the Hindi month name)" for month in ENGLISH_MONTH_RE.findall(text)]
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
@@ -295,6 +324,32 @@ def test_spoken_summaries_use_the_glossary(path, lang):
 def test_quizzes_and_the_exam_use_the_glossary(path, lang):
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)  # libyaml, as the site reads it
     assert violations("\n".join(localized_strings(data, lang)), lang) == []
+
+
+# Hindi, issue 40 (third reader): a Hindi comment in a guide's code is shown on the page, so it keeps
+# the prose's words and genders ("# सबसे लंबी sequence तक padding", not "लंबे sequence").
+HINDI_COMMENT_RE = re.compile(rf"#[ \t]*(.*[{DEVANAGARI}].*)$")
+
+
+def hindi_code_comments(source: str) -> list[str]:
+    return [
+        match.group(1)
+        for kind, line in classified_lines(source)
+        if kind == CODE and (match := HINDI_COMMENT_RE.search(line))
+    ]
+
+
+@pytest.mark.parametrize("folder", list(guide_folders(CONTENT_DIR)), ids=lambda folder: folder.name)
+def test_hindi_code_comments_use_the_glossary(folder):
+    comments = hindi_code_comments((folder / "hi.md").read_text(encoding="utf-8"))
+    assert comments  # the check reads the comments
+    assert {comment: found for comment in comments if (found := violations(comment, "hi"))} == {}
+
+
+def test_the_comment_check_reads_only_the_code():
+    source = "छोटे sequences\n\n```python\nx = 1  # सबसे लंबे sequence तक\ny = 2  # plain\n```\n"
+    assert hindi_code_comments(source) == ["सबसे लंबे sequence तक"]
+    assert violations(hindi_code_comments(source)[0], "hi")
 
 
 @pytest.mark.parametrize("lang", ["hi", "fr"])
@@ -518,6 +573,44 @@ def test_every_hindi_noun_term_has_one_gender():
         ("यह भूली हुई division", "hi", True),  # division is masculine
         ("यह भूला हुआ division", "hi", False),
         ("बड़ी CNN", "hi", True),  # CNN is masculine
+        # Hindi, issue 40 (third reader): calques and second words (glossary.yaml's hindi_refused)
+        ("पूरे run का चलता हुआ योग", "hi", True),  # "running" is not चलता
+        ("पूरे run में अब तक जुड़ा योग; BatchNorm के running statistics", "hi", False),
+        ("gradient के आकार के एक चलते अनुमान से", "hi", True),
+        ("Adam अपने running scale से भाग देता है", "hi", True),
+        ("GPUs के पार SyncBatchNorm", "hi", True),  # के पार is "beyond"
+        ("सभी GPUs में साझा statistics वाला SyncBatchNorm", "hi", False),
+        ("एक test से setup को साबित करती है", "hi", True),  # a test does not prove
+        ("एक test से setup की जाँच करती है", "hi", False),
+        ("checkpointing micro-batch 2 को fit कराती है", "hi", True),
+        ("checkpointing से micro-batch 2 memory में समा पाता है", "hi", False),
+        ("Micro-batch A में 10 target tokens हैं", "hi", True),  # the glossary's scored token
+        ("Micro-batch A में 10 scored tokens हैं", "hi", False),
+        ("वह भी N से भाग दिया हुआ", "hi", True),
+        ("Window की boundary पर", "hi", True),
+        ("`rescale_grads_at_boundary()` window की सीमा पर", "hi", False),
+        ("Bit-for-bit एक जैसा, plain SGD के साथ", "hi", True),
+        ("Bit-दर-bit एक जैसा, सादे SGD के साथ", "hi", False),
+        ("(सभी सही विकल्प चुनें।)", "hi", False),
+        ("कौन-से statements सही हैं? जितने सही हों, सब चुनें।", "hi", True),
+        # the object of भाग देना takes को
+        ("हर loss 4 से भाग दिया गया है", "hi", True),
+        ("हर micro-batch का loss 4 से भाग देते हैं", "hi", True),
+        ("Accelerate backward() में loss भाग देता है", "hi", True),
+        ("(उसका loss $N$ से भाग दिया गया था)", "hi", True),  # inline math counts as a word
+        ("हर loss को 4 से भाग दिया गया है, वह भी N से विभाजित", "hi", False),
+        ("weighted sum को weights के sum से भाग देता है; gradients को loss scale से भाग देता है", "hi", False),
+        ("token losses का sum लेकर count से भाग दें; 8 gradients जोड़ते हुए 4 से भाग दें", "hi", False),
+        # nouns the writers gave two genders
+        ("ऐसा subclass", "hi", True),  # subclass is feminine
+        ("ऐसी Trainer subclass", "hi", False),
+        ("कोई padding नहीं आता", "hi", True),  # padding is feminine, like training
+        ("Trainer की releases का इतिहास", "hi", True),  # release is masculine
+        ("Trainer के releases का इतिहास", "hi", False),
+        ("activations अपनी peak पर", "hi", True),  # peak is masculine
+        ("activations अपने peak पर, पहली layer", "hi", False),
+        ("आख़िरी layer का output", "hi", False),
+        ("पूरा layer", "hi", True),  # layer is feminine
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
@@ -589,3 +682,10 @@ def test_the_check_reads_a_spoken_summarys_devanagari_terms():
     assert not violations("गाइड एक छोटी टेस्ट फ़ाइल देती है", "hi", spoken=True)  # the file is small
     assert not violations("मॉडल को ग्रेडिएंट मिलता है", "hi", spoken=True)  # Devanagari terms are the rule here
     assert violations("मान लीजिए", "hi", spoken=True)
+    # Hindi, issue 40 (third reader): activations are feminine, spoken as everywhere else, one spelling
+    assert violations("एक्यूमुलेशन से सिर्फ़ एक्टिवेशन घटते हैं।", "hi", spoken=True)
+    assert not violations("एक्यूमुलेशन से सिर्फ़ एक्टिवेशन घटती हैं।", "hi", spoken=True)
+    assert violations("ऐक्टिवेशन चेकपॉइंटिंग", "hi", spoken=True)
+    assert violations("बैच नॉर्मलाइज़ेशन सिर्फ़ माइक्रो-बैच को देखता है", "hi", spoken=True)
+    assert not violations("बैच नॉर्म सिर्फ़ माइक्रो-बैच को देखता है; ग्रुप नॉर्मलाइज़ेशन वाला पेपर", "hi", spoken=True)
+    assert violations("लूप की तुलना से वह चलते हुए जोड़ को दोबारा स्केल करता है", "hi", spoken=True)
