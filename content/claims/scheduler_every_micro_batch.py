@@ -7,8 +7,8 @@ https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/optimi
 back to the peak and down again, N/2 full cycles over the run. Stepped once per window, after
 `optimizer.step()`, it follows the plan and reaches its floor only at the end. With the exam's
 numbers (20,000 steps, 1,000 of warm-up, N = 4): the warm-up is over after 250 optimizer steps, the
-schedule after 5,000, and the learning rate then rises again. (PyTorch's `CosineAnnealingLR` does
-the same; guide 2's runnable block at #scheduler-weight-decay checks it.)
+schedule after 5,000, and the learning rate then rises again. PyTorch's `CosineAnnealingLR` does
+the same (checked here too, and by guide 2's runnable block at #scheduler-weight-decay).
 
 Runs transformers' own schedule (5.24.0, pinned). Used by: final exam
 `bug-scheduler-every-micro-batch`, `scheduler-per-micro-batch`, `drawn-warmup-steps`,
@@ -70,6 +70,17 @@ CYCLE = 2 * (TOTAL - WARMUP) // N
 assert steps_at(buggy, PEAK) == [WARMUP // N, WARMUP // N + CYCLE, WARMUP // N + 2 * CYCLE]
 assert steps_at(buggy, 0.0) == [TOTAL // N, TOTAL // N + CYCLE]
 assert buggy[TOTAL // N] > buggy[TOTAL // N - 1] == 0.0  # the step after the floor is higher again
+
+# PyTorch's CosineAnnealingLR, the other schedule the explanation names, goes on past T_max too.
+optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=PEAK)
+cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=TOTAL)
+torch_lrs = []
+for _ in range(TOTAL):
+    torch_lrs.append(optimizer.param_groups[0]["lr"])
+    optimizer.step()
+    for _ in range(N):  # stepped on every micro-batch
+        cosine.step()
+assert abs(torch_lrs[TOTAL // N]) < 1e-12 and abs(torch_lrs[2 * TOTAL // N] - PEAK) < 1e-12  # floor, then peak
 
 # The exam's numbers, with the same library schedule: 1,000 warm-up steps in 20,000; N = 4.
 optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
