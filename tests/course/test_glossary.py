@@ -107,7 +107,7 @@ PERFECTIVE = {"masculine": ["ा", "े", "या", "ए", "ये"], "feminine"
 IRREGULAR = {"masculine": ["गया", "गए", "गये", "हुआ", "हुए"], "feminine": ["गई", "गईं", "गयी", "हुई", "हुईं"]}
 CLAUSE_END = r"(?=[ \u00a0](?:है|हैं|था|थे|थी|थीं)(?![\u0900-\u0963\u0971-\u097f])|[।॥,;:?!.)]|$)"
 # Words that may stand between a subject and its verb without changing what agrees with what.
-BETWEEN = "भी ही तो नहीं न अब फिर ठीक सामान्य लगभग अचानक धीरे-धीरे ज़्यादा कम अलग".split()
+BETWEEN = "भी ही तो नहीं न अब फिर कभी ठीक सामान्य लगभग अचानक धीरे-धीरे ज़्यादा कम अलग".split()
 # Nouns that also make a verb with होना, which agrees with its own subject ("step() call होता है").
 CONJUNCT_VERB_NOUNS = {"call", "update", "test"}
 # Terms of two English words whose last one is a noun with a gender: "का loss curve" reads as
@@ -147,14 +147,17 @@ def gender_pattern(noun: str, modifiers: list[str], spoken: bool = False) -> re.
 
 def verb_pattern(noun: str, gender: str, spoken: bool = False) -> re.Pattern:
     """The noun followed by a verb of INTRANSITIVE_STEMS in this gender's form ("बढ़ता", "बढ़
-    जाता", "बढ़ गया", "बढ़ा है"); not after और, where two nouns agree together ("weights और
-    optimizer state आते हैं")."""
+    जाता", "बढ़ गया", "बढ़ा है"), or by a passive in this gender's form, whose participle agrees
+    with its subject ("padding गिना नहीं जाता", issue 40); not after और, where two nouns agree
+    together ("weights और optimizer state आते हैं")."""
     stems = alternation(INTRANSITIVE_STEMS)
     imperfective, perfective = alternation(IMPERFECTIVE[gender]), alternation(PERFECTIVE[gender])
     auxiliary = rf"(?:{alternation(AUXILIARIES)})(?:{imperfective}|{perfective})|{alternation(IRREGULAR[gender])}"
+    passive = rf"(?:जा(?:{imperfective})|{alternation(IRREGULAR[gender])})(?![{DEVANAGARI_LETTER}])"
     verb = (
         rf"(?:{stems})(?:{imperfective}|[ \u00a0](?:{auxiliary}))(?![{DEVANAGARI_LETTER}])"
         rf"|(?:{stems})(?:{perfective}){CLAUSE_END}"
+        rf"|[{DEVANAGARI_LETTER}]+(?:{perfective})[ \u00a0](?:नहीं[ \u00a0])?{passive}"
     )
     between = rf"(?:(?:{alternation(BETWEEN)})[ \u00a0])?"
     first_words = [term.rsplit(" ", 1)[0] for term in COMPOUND_TERMS if term.endswith(f" {noun}")]
@@ -611,6 +614,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("activations अपने peak पर, पहली layer", "hi", False),
         ("आख़िरी layer का output", "hi", False),
         ("पूरा layer", "hi", True),  # layer is feminine
+        ("Padding गिना नहीं जाता, padding कभी गिना नहीं जाता", "hi", True),  # a passive agrees with its subject
+        ("Padding गिनी नहीं जाती, tokens गिने जाते हैं, window बाँटी गई", "hi", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
