@@ -109,11 +109,18 @@
 
   // Code and wide formulas scroll sideways instead of wrapping (wrapped Python misleads); a
   // scrolling box must be reachable from the keyboard, so it joins the tab order. A guide's code
-  // blocks and figures are focusable as served (course/rendering.py, the figure templates):
-  // measuring them here would lay out the blocks the style sheet lets the browser skip.
+  // blocks and figures are focusable as served (course/rendering.py, the figure templates). The
+  // others are measured when the browser has laid them out (a ResizeObserver's callback), never
+  // by forcing a layout of the whole page while it loads, which is a long task on a Hindi guide.
+  function markIfScrolls(box) {
+    if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+  }
+  var scrollerSizes = window.ResizeObserver && new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) { markIfScrolls(entry.target); });
+  });
   function makeScrollersFocusable(root) {
-    root.querySelectorAll("pre:not([tabindex]), div.arithmatex").forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    root.querySelectorAll("pre:not([tabindex]), div.arithmatex:not([tabindex])").forEach(function (box) {
+      if (scrollerSizes) scrollerSizes.observe(box); else markIfScrolls(box);
     });
   }
 
