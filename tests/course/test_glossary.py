@@ -220,6 +220,18 @@ DIVIDE_WITHOUT_KO_RE = re.compile(
 
 INLINE_MATH_RE = re.compile(r"(?<!\$)\$[^$\n]+\$(?!\$)")
 
+# Hindi, issue 40 (fourth reader): "भाग … होना" with one to three words between ("यह भाग पहले ही हो
+# चुका", "भाग ठीक एक बार होना चाहिए") reads as running away, like the adjacent forms glossary.yaml
+# refuses. Not when a word between is भाग देना's own verb ("भाग देना ज़रूरी होता है") or a
+# postposition or copula that closes the phrase ("भाग में … होता", "भाग है, जो … होता"), nor an
+# infinitive before होगा ("भाग वापस पलटना होगा": must).
+DIVIDE_BECOMES_STOP = "को ने का के की में पर से और या है हैं था थे थी न नहीं".split()
+DIVIDE_BECOMES_RE = re.compile(
+    rf"(?<![{DEVANAGARI_LETTER}])भाग"
+    rf"(?:{SPACE}(?!(?:{alternation(DIVIDE_BECOMES_STOP)})(?![{DEVANAGARI_LETTER}]))(?!दे|दि|दी)[^\s,;:।()]+(?<!ना)(?<!ने)(?<!नी)){{1,3}}"
+    rf"{SPACE}(?:हो|होता|होती|होते|होना|होने|होगा|होगी|हुआ|हुए|हुई)(?![{DEVANAGARI_LETTER}])"
+)
+
 
 def divide_without_ko(text: str) -> list[str]:
     """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
@@ -257,6 +269,10 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             if word_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
         found += divide_without_ko(raw)
+        found += [
+            f"{match.group()!r} (reads as running away; write भाग दिया जाना)"
+            for match in DIVIDE_BECOMES_RE.finditer(text)
+        ]
         found += [f"{month!r} (the Hindi month name)" for month in ENGLISH_MONTH_RE.findall(text)]
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
@@ -588,7 +604,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("बिलकुल वैसा ही", "hi", True),
         ("बिल्कुल वैसा ही", "hi", False),
         ("यह भूली हुई division", "hi", True),  # division is masculine
-        ("यह भूला हुआ division", "hi", False),
+        ("यह भूला हुआ division", "hi", True),  # fourth reader: the course's भाग देना, not the English noun
+        ("N से भाग देना भूल जाना", "hi", False),
         ("बड़ी CNN", "hi", True),  # CNN is masculine
         # Hindi, issue 40 (third reader): calques and second words (glossary.yaml's hindi_refused)
         ("पूरे run का चलता हुआ योग", "hi", True),  # "running" is not चलता
@@ -610,6 +627,24 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Bit-दर-bit एक जैसा, सादे SGD के साथ", "hi", False),
         ("(सभी सही विकल्प चुनें।)", "hi", False),
         ("कौन-से statements सही हैं? जितने सही हों, सब चुनें।", "hi", True),
+        # Hindi, issue 40 (fourth reader): भाग with its verb, one word per concept
+        ("यह भाग पहले ही हो चुका है", "hi", True),  # भाग … होना with words between
+        ("भाग ठीक एक बार होना चाहिए।", "hi", True),
+        ("भाग ठीक एक बार दिया जाना चाहिए; भाग देना ज़रूरी होता है; इस भाग में जो होता है", "hi", False),
+        ("N से भाग वापस पलटना होगा", "hi", False),  # infinitive + होगा: must
+        ("हर micro-batch का loss, यानी loss का भाग, backward", "hi", True),
+        ("तो लॉस का भाग उसी को देने दें", "hi", True),
+        ("उसे कोई भाग नहीं मिलता", "hi", True),
+        ("इन्हें N से भाग मिलता था", "hi", True),
+        ("जबकि भाग वाला run सामान्य रूप से train होता है", "hi", True),
+        ("जबकि भाग देने वाला run सामान्य रूप से train होता है", "hi", False),
+        ("accumulated gradient full batch के gradient से अलग है", "hi", True),
+        ("full-batch gradient का N गुना", "hi", True),
+        ("accumulated gradient पूरे batch के gradient से अलग है", "hi", False),
+        ("क्या-क्या बदलना चाहिए? जो कुछ भी बदलना चाहिए, सब चुनें।", "hi", True),
+        ("जितनी सही हों, सब चुनें।", "hi", True),
+        ("एकमात्र मौका", "hi", True),
+        ("एकमात्र मौक़ा", "hi", False),
         # the object of भाग देना takes को
         ("हर loss 4 से भाग दिया गया है", "hi", True),
         ("हर micro-batch का loss 4 से भाग देते हैं", "hi", True),
