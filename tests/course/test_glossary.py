@@ -645,6 +645,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("जितनी सही हों, सब चुनें।", "hi", True),
         ("एकमात्र मौका", "hi", True),
         ("एकमात्र मौक़ा", "hi", False),
+        ("जब कोई शुरुआती call fire होती है", "hi", True),
+        ("जब कोई शुरुआती call सच में clip करती है", "hi", False),
         # the object of भाग देना takes को
         ("हर loss 4 से भाग दिया गया है", "hi", True),
         ("हर micro-batch का loss 4 से भाग देते हैं", "hi", True),
