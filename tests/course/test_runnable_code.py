@@ -67,7 +67,7 @@ def _printed_strings(code: str) -> list[str]:
     ]
 
 
-# A printed string's words, outside its {placeholders} and {'format specs'}.
+# A printed string's words, once its {…} fields (names and format specs) are taken out.
 PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}")
 WORD_RE = re.compile(r"[A-Za-z]{3,}")
 
