@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,6 +77,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--signed-in-only",
         action="store_true",
         help="run only the signed-in load test and replace its section of --out",
+    )
+    parser.add_argument(
+        "--trainer-only",
+        action="store_true",
+        help="run only the three trainer benchmarks and replace their section of --out",
     )
     parser.add_argument(
         "--workshop-only", action="store_true", help="run only the short workshop and replace its section of --out"
@@ -347,6 +353,31 @@ def lab_section(lab: dict[str, Any]) -> list[str]:
         f"{s['worker_warm_up_s']} s here, so the first run pays no import.",
         "",
     ]
+
+
+TRAINER_TITLE = "## Trainer: the lab's loop against a bare PyTorch loop"
+TRAINER_RUNS = ("trainer", "trainer_lm", "trainer_guides_lm")
+
+
+def trainers_section(results: list[dict[str, Any]], measured: str = "") -> list[str]:
+    """The three tasks' sections under one title; `measured` says when, if not with the whole report."""
+    sections = [line for result in results for line in trainer_section(result)]
+    return [TRAINER_TITLE, "", *([measured, ""] if measured else []), *sections]
+
+
+def trainers_only(out: Path) -> int:
+    """Runs the three trainer benchmarks with their full settings and replaces only their section of `out`."""
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="gac-bench-report-") as folder:
+        results = [run_benchmark(name, *FULL[name], Path(folder))[0] for name in TRAINER_RUNS]
+    machine = machine_description()
+    measured = (
+        f"Measured on their own (`bench/report.py --trainer-only`) {machine['date']} on {machine['cores']} "
+        f"cores, 1-minute load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end."
+    )
+    out.write_text(replace_section(out.read_text(), TRAINER_TITLE, trainers_section(results, measured)))
+    print(f"wrote the section {TRAINER_TITLE.removeprefix('## ')!r} of {out}")
+    return 0
 
 
 def trainer_section(trainer: dict[str, Any]) -> list[str]:
@@ -622,6 +653,8 @@ def main(argv: list[str] | None = None) -> int:
         return one_section_only(args.out, "lighthouse", LIGHTHOUSE_TITLE, lighthouse_section)
     if args.signed_in_only:
         return one_section_only(args.out, "load_signed_in", SIGNED_IN_TITLE, signed_in_section)
+    if args.trainer_only:
+        return trainers_only(args.out)
     if args.workshop_only:
         return one_section_only(args.out, "workshop", WORKSHOP_TITLE, workshop_section)
     settings = QUICK if args.quick else FULL
@@ -645,11 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         *signed_in_section(results["load_signed_in"]),
         *quiz_section(results["quiz_roundtrip"]),
         *lab_section(results["lab_latency"]),
-        "## Trainer: the lab's loop against a bare PyTorch loop",
-        "",
-        *trainer_section(results["trainer"]),
-        *trainer_section(results["trainer_lm"]),
-        *trainer_section(results["trainer_guides_lm"]),
+        *trainers_section([results[name] for name in TRAINER_RUNS]),
         *data_parallel_section(results["data_parallel"]),
         *gpu_check_section(results["gpu_check"]),
         *lighthouse_section(results["lighthouse"]),
