@@ -628,13 +628,14 @@ def workshop_section(result: dict[str, Any]) -> list[str]:
 
 
 def replace_section(text: str, title: str, section: list[str]) -> str:
-    """`text` with the section headed `title` (up to the next `## ` heading) replaced, or added at the end."""
+    """`text` with the section headed `title` (up to the next `## ` heading) replaced, or added at the end;
+    the file keeps one newline at its end."""
     lines = text.rstrip("\n").split("\n")
     if title not in lines:
-        return "\n".join([*lines, "", *section])
+        return "\n".join([*lines, "", *section]).rstrip("\n") + "\n"
     start = lines.index(title)
     end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join([*lines[:start], *section, *lines[end:]])
+    return "\n".join([*lines[:start], *section, *lines[end:]]).rstrip("\n") + "\n"  # one newline at the end
 
 
 def one_section_only(out: Path, name: str, title: str, section: Callable[[dict[str, Any]], list[str]]) -> int:

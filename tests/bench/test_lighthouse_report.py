@@ -89,8 +89,9 @@ def test_a_certificate_page_may_fail_only_the_indexing_audit():
 def test_only_the_lighthouse_section_is_replaced():
     old = f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nold\n\n## Later\nkept\n"
     new = replace_section(old, LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE, "new", ""])
-    assert new == f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nnew\n\n## Later\nkept"
-    assert replace_section("# Performance\n", LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE]).endswith(f"\n\n{LIGHTHOUSE_TITLE}")
+    assert new == f"# Performance\n\n## Load\nfigures\n\n{LIGHTHOUSE_TITLE}\nnew\n\n## Later\nkept\n"
+    added = replace_section("# Performance\n", LIGHTHOUSE_TITLE, [LIGHTHOUSE_TITLE])
+    assert added.endswith(f"\n\n{LIGHTHOUSE_TITLE}\n")
 
 
 NO_NAVSTART = (
