@@ -201,6 +201,34 @@ def disagreements(text: str, spoken: bool = False) -> list[str]:
 # is « rapporté au nombre d’exemples », « de chaque exemple », « pour chaque exemple ».
 PER_EXAMPLE_PARTICIPLE_RE = re.compile(r"(?<!\w)par exemple \w+(?:é|ée|és|ées)(?!\w)", re.IGNORECASE)
 
+# French, issue 40 (fifth reader). « juste » is read as "just" before "correct": the course says
+# « correct » (« La tolérance de la ligne 7 est correcte »). Left alone: « juste avant », « juste
+# après » (right before, right after), and a division that « tombe juste » (comes out even).
+JUSTE_RE = re.compile(
+    r"(?<![\w-])(?:(\w+)[ \u00a0])?(justes?)(?![\w-])(?![ \u00a0](?:avant|après)(?!\w))", re.IGNORECASE
+)
+
+
+def french_juste(text: str) -> list[str]:
+    return [
+        f"{match.group(2)!r} (reads as 'just'; write « correct »)"
+        for match in JUSTE_RE.finditer(text)
+        if not (match.group(1) or "").lower().startswith("tomb")
+    ]
+
+
+# "The tempting 1,000" is no French order: « Le 1 000 tentant ». Write « La réponse tentante, 1 000, … ».
+TEMPTING_NUMBER_RE = re.compile(r"(?<![\w,])\d[\d \u00a0\u202f,]*[ \u00a0]tentante?s?(?!\w)", re.IGNORECASE)
+# Lightning's and Transformers' Trainer keeps its name; a "trainer" in lower case is English in a
+# French sentence (« les trainers de TRL »): « les sous-classes du Trainer ». Case-sensitive, so the
+# class name is left alone, and so is a link's path (`trainer.py`, `#trainer-loss-history`).
+TRAINER_RE = re.compile(r"(?<![\w.`/_#(-])trainers?(?![\w(_/=-]|\.\w)")
+# « plus de mémoire qu’aucun worker n’en a »: the comparative with « aucun » and « ne » reads as a
+# double negation; write « aucun worker n’a assez de mémoire ». Not « alors qu’aucun GPU n’en garde ».
+COMPARATIVE_AUCUN_RE = re.compile(
+    r"\b(?:plus|moins|davantage)\b[^.;:!?]*?\bqu[’']aucune?\b[^.;:!?]*?\bn[’']en\b", re.IGNORECASE
+)
+
 
 # The object of भाग देना takes को: one of glossary.yaml's hindi_divide_objects, then one to three words
 # and "से भाग दे…" ("हर loss 4 से भाग देकर"), or right away "भाग दे…" ("Accelerate loss भाग देता है").
@@ -257,6 +285,19 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [
             f"{match.group()!r} (reads as 'for example'; write « rapporté au nombre d’exemples … »)"
             for match in PER_EXAMPLE_PARTICIPLE_RE.finditer(text)
+        ]
+        found += french_juste(text)
+        found += [
+            f"{match.group()!r} (English word order; write « la réponse tentante, … »)"
+            for match in TEMPTING_NUMBER_RE.finditer(text)
+        ]
+        found += [
+            f"{match.group()!r} (English; name the class, « le Trainer », or « classe d’entraînement »)"
+            for match in TRAINER_RE.finditer(text)
+        ]
+        found += [
+            f"{match.group()!r} (reads as a double negation; write « aucun … n’a assez de »)"
+            for match in COMPARATIVE_AUCUN_RE.finditer(text)
         ]
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
@@ -393,6 +434,34 @@ def test_the_translations_are_read_whole():
     assert len(plural) == 2  # both plural forms
 
 
+# French, issue 40 (fifth reader): a FAQ answer is read in a few plain sentences, and two answers ran to
+# one sentence of 70 to 80 words. A sentence of a French FAQ answer has at most FAQ_SENTENCE_WORDS words.
+FAQ_SENTENCE_WORDS = 60
+# A sentence ends at . ? ! or … before a capital, a quote, a link or code; not at "et al. (2017)".
+SENTENCE_END_RE = re.compile(r"(?<=[.?!…])(?<! al\.)[ \u00a0]+(?=[A-ZÀ-ÖØ-Þ«*`(\[])")
+
+
+def long_faq_sentences(text: str) -> list[str]:
+    faq = re.search(r"^## [^\n]*\{#faq\}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    lines = [line for line in prose_lines(faq.group(1) if faq else "") if line and not line.startswith("#")]
+    sentences = (s for line in lines for s in SENTENCE_END_RE.split(line))
+    return [f"{len(s.split())} words: {s[:60]}…" for s in sentences if len(s.split()) > FAQ_SENTENCE_WORDS]
+
+
+def test_the_faq_sentence_check_reads_only_the_faq():
+    long = " ".join(["mot"] * 61) + "."
+    assert long_faq_sentences(f"## FAQ {{#faq}}\n\n### Q ? {{#faq-1}}\n\n{long}\n") != []
+    short = " ".join(["Mot"] * 40) + ". " + " ".join(["Mot"] * 40) + " [lien](https://a.b/c)."
+    assert long_faq_sentences(f"## FAQ {{#faq}}\n\n{short}\n\n## Exercices {{#exercises}}\n\n{long}\n") == []
+
+
+@pytest.mark.parametrize("folder", list(guide_folders(CONTENT_DIR)), ids=lambda folder: folder.name)
+def test_french_faq_answers_have_no_overlong_sentence(folder):
+    text = (folder / "fr.md").read_text(encoding="utf-8")
+    assert "{#faq}" in text
+    assert long_faq_sentences(text) == []
+
+
 @pytest.mark.parametrize(("path", "lang"), list(guide_texts()))
 def test_fixed_sections_have_the_same_heading_in_every_guide(path, lang):
     expected = {section: names[lang] for section, names in GLOSSARY["headings"].items()}
@@ -504,6 +573,27 @@ def test_every_hindi_noun_term_has_one_gender():
         ("son optimiseur encapsulé ; Lightning enveloppe dans no_sync", "fr", False),
         ("dépasse les passes de 4 096 exemples", "fr", True),
         ("dépasse le temps du forward et du backward de 4 096 exemples", "fr", False),
+        # French, issue 40 (fifth reader): « juste » for correct, word order, calques, one word per concept
+        ("La ligne 6 est juste : 500 pas. Votre prédiction était juste.", "fr", True),  # reads as "just"
+        ("| 4.48.0 | N × | juste |", "fr", True),
+        ("La ligne 6 est correcte, juste avant step() ; juste après ; les divisions tombent juste", "fr", False),
+        ("Le 1 000 tentant compte les micro-lots ; le 1,5 tentant", "fr", True),
+        ("La réponse tentante, 1 000, compte les micro-lots", "fr", False),
+        ("le gradient des trainers de TRL, ou d’un trainer maison", "fr", True),
+        ("le Trainer de Transformers ([trainer.py](https://x/trainer.py)) ; voir #trainer-loss-history", "fr", False),
+        ("plus de mémoire GPU qu’aucun worker connecté n’en a", "fr", True),
+        ("aucun worker connecté n’a assez de mémoire GPU, alors qu’aucun GPU n’en garde plus de 6", "fr", False),
+        ("la perte de l’entraînement accumulé, un seul micro-lot dans chaque passage accumulé", "fr", True),
+        ("la perte de l’entraînement avec accumulation, le forward de chaque micro-lot", "fr", False),
+        ("comparez les quelques centaines de premiers pas", "fr", True),
+        ("comparez les premières centaines de pas", "fr", False),
+        ("Diviser la perte redimensionne les gradients", "fr", True),
+        ("Diviser la perte remet les gradients à l’échelle", "fr", False),
+        ("Garder BatchNorm et accumuler ; remplacer BatchNorm par GroupNorm", "fr", True),
+        ("Garder la BatchNorm et accumuler ; remplacer la BatchNorm par GroupNorm", "fr", False),
+        ("**Protéger les mises à jour de bibliothèques.**", "fr", True),
+        ("Ici vient une figure tirée des exécutions de référence.", "fr", True),
+        ("Ici prendra place une figure tirée des exécutions de référence.", "fr", False),
         ("Vous entraînez avec DDP sur 2 GPU et votre carte tombe en panne", "fr", True),
         ("Vous entraînez le modèle avec DDP ; un entraînement avec accumulation", "fr", False),
         ("le pas de l’optimiseur, le nombre d’étapes d’accumulation", "fr", True),
@@ -679,6 +769,8 @@ def test_the_token_count_is_refused_in_the_course_and_an_account_is_not_in_the_u
     assert violations("Le Trainer ne peut pas transmettre le compte.", "fr")
     assert not violations("Le Trainer ne peut pas transmettre le décompte.", "fr")
     assert not violations("Ce compte est inactif. Sans compte, le formulaire montre le résultat.", "fr", content=False)
+    assert violations("il divise aussi quand aucun compte n’a été calculé", "fr")  # fifth reader
+    assert not violations("il divise aussi quand aucun décompte n’a été calculé", "fr")
 
 
 # A name from code keeps its case. The rule that capitalises the English word opening a Hindi
