@@ -233,6 +233,70 @@ DIVIDE_BECOMES_RE = re.compile(
 )
 
 
+# Hindi, issue 40 (fifth reader): भाग देना is one verb, said with its divisor. भाग that no form of
+# देना follows (only न, नहीं, भी, ही, तो may stand between) is a bare noun, "part, share": "library
+# का भाग", "N से भाग छोड़ देता है", "कुल से भाग … हो सकता है", "N से भाग भी नहीं". A भाग देना
+# whose clause names no divisor with से before it ("loss को कौन भाग देता है", "दोबारा भाग न दें")
+# leaves the reader asking "by what?"; से before पहले, बाद, लेकर and the like is no divisor. And a
+# divided quantity is विभाजित: "भाग दिए गए N losses", "… से भाग दिया गया sum" (a participle before
+# its noun) reads as a share given away.
+DIVIDE_PARTICLES = "न नहीं भी ही तो".split()
+DIVIDE_VERB = rf"(?:{SPACE}(?:{alternation(DIVIDE_PARTICLES)})(?![{DEVANAGARI_LETTER}]))*{SPACE}(?:दे|दि|दी)"
+DIVIDE_WORD = rf"(?<![{DEVANAGARI_LETTER}])भाग(?![{DEVANAGARI_LETTER}])"
+DIVIDE_BARE_RE = re.compile(rf"{DIVIDE_WORD}(?!{DIVIDE_VERB})")
+DIVIDE_VERB_RE = re.compile(rf"{DIVIDE_WORD}(?={DIVIDE_VERB})")
+CLAUSE_START_RE = re.compile(r"[।॥?!;:,()\[\]|\n—–]")
+NOT_A_DIVISOR = "पहले बाद लेकर ज़्यादा कम अलग बाहर ऊपर नीचे पीछे आगे बचने बड़ा बड़े छोटा छोटे".split()
+DIVISOR_RE = re.compile(
+    rf"(?<![{DEVANAGARI_LETTER}])(?:इस|उस|किस|जिस|इन|उन|किन|जिन|आप)?से(?![{DEVANAGARI_LETTER}])"
+    rf"(?!{SPACE}(?:{alternation(NOT_A_DIVISOR)})(?![{DEVANAGARI_LETTER}]))"
+)
+DIVIDED_BEFORE_NOUN_RE = re.compile(
+    rf"{DIVIDE_WORD}{SPACE}(?:दिया|दिए|दिये|दी){SPACE}(?:गया|गए|गये|गई|गयी|हुआ|हुए|हुई)"
+    rf"{SPACE}(?!(?:है|हैं|था|थे|थी|थीं|हो|होगा|होगी|होंगे|होता|होती|होते|और|या|तो|भी|ही|नहीं|न|जा|जाता|जाती"
+    rf"|जाते|जाए|चुका|चुकी|चुके|रहा|रहे|रही|था|जिससे|क्योंकि|जब|पर|लेकिन|वरना)(?![{DEVANAGARI_LETTER}]))"
+    rf"(?=[^\s,;:।?!()|])"
+)
+
+
+def divide_without_divisor(text: str) -> list[str]:
+    """भाग as a bare noun, भाग देना with no से-divisor in its clause, a भाग दिया गया before its noun.
+    Read with inline math as a word ("$N$ से भाग दें"), which prose() blanks."""
+    text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
+    found = [
+        f"{text[match.start():match.end() + 30]!r} (भाग stands with its verb: 'N से भाग देना', or हिस्सा)"
+        for match in DIVIDE_BARE_RE.finditer(text)
+    ]
+    for match in DIVIDE_VERB_RE.finditer(text):
+        starts = [m.end() for m in CLAUSE_START_RE.finditer(text, 0, match.start())]
+        clause = text[starts[-1] if starts else 0 : match.start()]
+        if not DIVISOR_RE.search(clause):
+            found.append(f"{(clause + text[match.start():match.end() + 12]).strip()!r} (भाग देना says by what: 'N से')")
+    found += [f"{m.group()!r} (a divided quantity is विभाजित)" for m in DIVIDED_BEFORE_NOUN_RE.finditer(text)]
+    return found
+
+
+# Hindi, issue 40 (fifth reader): the model is trained; a run, a preset, a lab, settings, a recipe,
+# a test or an optimizer does not "train" ("labs … पर train करती हैं", "settings पहले train हो चुकी
+# थीं", "run 230 पर train होता है", "SGD … अच्छी तरह train होता है"). One of these subjects, then
+# up to eight words with no को (no object) and no clause break, then train होना or train करना, is
+# flagged: write what is trained ("इस run में model … पर train होता है", "labs models को … train
+# करती हैं").
+TRAIN_SUBJECTS = (
+    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW worker workers "
+    "रन लैब सेटिंग्स रेसिपी"
+).split()
+# Not a noun before a postposition ("Adam के साथ train"), nor "train होने वाला" MLP, which names the model.
+TRAIN_NOT_SUBJECT = "के की का से में पर तक".split()
+TRAIN_VERB = "हो होता होती होते होने होना होगा होगी हुआ हुए हुई कर करता करती करते करना करने करे करें किया किए की".split()
+TRAIN_WITHOUT_MODEL_RE = re.compile(
+    rf"(?<![\w.`/-])(?:{alternation(TRAIN_SUBJECTS)})(?![\w(`/-])"
+    rf"(?!{SPACE}(?:{alternation(TRAIN_NOT_SUBJECT)})(?![{DEVANAGARI_LETTER}]))"
+    rf"(?:{SPACE}(?!को(?![{DEVANAGARI_LETTER}]))[^\s,;:।?!()|]+){{0,8}}?{SPACE}train{SPACE}"
+    rf"(?:{alternation(TRAIN_VERB)})(?![{DEVANAGARI_LETTER}])(?!{SPACE}(?:वाला|वाले|वाली)(?![{DEVANAGARI_LETTER}]))"
+)
+
+
 def divide_without_ko(text: str) -> list[str]:
     """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
     text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
@@ -269,6 +333,11 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             if word_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
         found += divide_without_ko(raw)
+        found += divide_without_divisor(raw)
+        found += [
+            f"{match.group()!r} (the model is trained, not the run, preset, lab or settings)"
+            for match in TRAIN_WITHOUT_MODEL_RE.finditer(text)
+        ]
         found += [
             f"{match.group()!r} (reads as running away; write भाग दिया जाना)"
             for match in DIVIDE_BECOMES_RE.finditer(text)
