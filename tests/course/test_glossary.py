@@ -283,7 +283,7 @@ def divide_without_divisor(text: str) -> list[str]:
 # flagged: write what is trained ("इस run में model … पर train होता है", "labs models को … train
 # करती हैं").
 TRAIN_SUBJECTS = (
-    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW worker workers "
+    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW "
     "रन लैब सेटिंग्स रेसिपी"
 ).split()
 # Not a noun before a postposition ("Adam के साथ train"), nor "train होने वाला" MLP, which names the model.
