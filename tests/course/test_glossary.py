@@ -264,27 +264,26 @@ def divide_without_divisor(text: str) -> list[str]:
     Read with inline math as a word ("$N$ से भाग दें"), which prose() blanks."""
     text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
     found = [
-        f"{text[match.start():match.end() + 30]!r} (भाग stands with its verb: 'N से भाग देना', or हिस्सा)"
+        f"{text[match.start() : match.end() + 30]!r} (भाग stands with its verb: 'N से भाग देना', or हिस्सा)"
         for match in DIVIDE_BARE_RE.finditer(text)
     ]
     for match in DIVIDE_VERB_RE.finditer(text):
         starts = [m.end() for m in CLAUSE_START_RE.finditer(text, 0, match.start())]
         clause = text[starts[-1] if starts else 0 : match.start()]
         if not DIVISOR_RE.search(clause):
-            found.append(f"{(clause + text[match.start():match.end() + 12]).strip()!r} (भाग देना says by what: 'N से')")
+            found.append(f"{(clause + text[match.start() : match.end() + 12]).strip()!r} (भाग देना says by what: 'N से')")
     found += [f"{m.group()!r} (a divided quantity is विभाजित)" for m in DIVIDED_BEFORE_NOUN_RE.finditer(text)]
     return found
 
 
-# Hindi, issue 40 (fifth reader): the model is trained; a run, a preset, a lab, settings, a recipe,
-# a test or an optimizer does not "train" ("labs … पर train करती हैं", "settings पहले train हो चुकी
+# Hindi, issue 40 (fifth reader): the model is trained; a run, a preset, a lab, settings, a recipe
+# or an optimizer (SGD, Adam) does not "train" ("labs … पर train करती हैं", "settings पहले train हो चुकी
 # थीं", "run 230 पर train होता है", "SGD … अच्छी तरह train होता है"). One of these subjects, then
 # up to ten words with no को (no object) and no clause break, then train होना or train करना, is
 # flagged: write what is trained ("इस run में model … पर train होता है", "labs models को … train
 # करती हैं").
 TRAIN_SUBJECTS = (
-    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW "
-    "रन लैब सेटिंग्स रेसिपी"
+    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW रन लैब सेटिंग्स रेसिपी"
 ).split()
 # Not a noun before a postposition ("Adam के साथ train"), nor "train होने वाला" MLP, which names the model.
 TRAIN_NOT_SUBJECT = "के की का से में पर तक".split()
