@@ -261,6 +261,69 @@ DIVIDE_BECOMES_RE = re.compile(
 )
 
 
+# Hindi, issue 40 (fifth reader): भाग देना is one verb, said with its divisor. भाग that no form of
+# देना follows (only न, नहीं, भी, ही, तो may stand between) is a bare noun, "part, share": "library
+# का भाग", "N से भाग छोड़ देता है", "कुल से भाग … हो सकता है", "N से भाग भी नहीं". A भाग देना
+# whose clause names no divisor with से before it ("loss को कौन भाग देता है", "दोबारा भाग न दें")
+# leaves the reader asking "by what?"; से before पहले, बाद, लेकर and the like is no divisor. And a
+# divided quantity is विभाजित: "भाग दिए गए N losses", "… से भाग दिया गया sum" (a participle before
+# its noun) reads as a share given away.
+DIVIDE_PARTICLES = "न नहीं भी ही तो".split()
+DIVIDE_VERB = rf"(?:{SPACE}(?:{alternation(DIVIDE_PARTICLES)})(?![{DEVANAGARI_LETTER}]))*{SPACE}(?:दे|दि|दी)"
+DIVIDE_WORD = rf"(?<![{DEVANAGARI_LETTER}])भाग(?![{DEVANAGARI_LETTER}])"
+DIVIDE_BARE_RE = re.compile(rf"{DIVIDE_WORD}(?!{DIVIDE_VERB})")
+DIVIDE_VERB_RE = re.compile(rf"{DIVIDE_WORD}(?={DIVIDE_VERB})")
+CLAUSE_START_RE = re.compile(r"[।॥?!;:,()\[\]|\n—–]")
+NOT_A_DIVISOR = "पहले बाद लेकर ज़्यादा कम अलग बाहर ऊपर नीचे पीछे आगे बचने बड़ा बड़े छोटा छोटे".split()
+DIVISOR_RE = re.compile(
+    rf"(?<![{DEVANAGARI_LETTER}])(?:इस|उस|किस|जिस|इन|उन|किन|जिन|आप)?से(?![{DEVANAGARI_LETTER}])"
+    rf"(?!{SPACE}(?:{alternation(NOT_A_DIVISOR)})(?![{DEVANAGARI_LETTER}]))"
+)
+DIVIDED_BEFORE_NOUN_RE = re.compile(
+    rf"{DIVIDE_WORD}{SPACE}(?:दिया|दिए|दिये|दी){SPACE}(?:गया|गए|गये|गई|गयी|हुआ|हुए|हुई)"
+    rf"{SPACE}(?!(?:है|हैं|था|थे|थी|थीं|हो|होगा|होगी|होंगे|होता|होती|होते|और|या|तो|भी|ही|नहीं|न|जा|जाता|जाती"
+    rf"|जाते|जाए|चुका|चुकी|चुके|रहा|रहे|रही|था|जिससे|क्योंकि|जब|पर|लेकिन|वरना)(?![{DEVANAGARI_LETTER}]))"
+    rf"(?=[^\s,;:।?!()|])"
+)
+
+
+def divide_without_divisor(text: str) -> list[str]:
+    """भाग as a bare noun, भाग देना with no से-divisor in its clause, a भाग दिया गया before its noun.
+    Read with inline math as a word ("$N$ से भाग दें"), which prose() blanks."""
+    text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
+    found = [
+        f"{text[match.start() : match.end() + 30]!r} (भाग stands with its verb: 'N से भाग देना', or हिस्सा)"
+        for match in DIVIDE_BARE_RE.finditer(text)
+    ]
+    for match in DIVIDE_VERB_RE.finditer(text):
+        starts = [m.end() for m in CLAUSE_START_RE.finditer(text, 0, match.start())]
+        clause = text[starts[-1] if starts else 0 : match.start()]
+        if not DIVISOR_RE.search(clause):
+            found.append(f"{(clause + text[match.start() : match.end() + 12]).strip()!r} (भाग देना says by what: 'N से')")
+    found += [f"{m.group()!r} (a divided quantity is विभाजित)" for m in DIVIDED_BEFORE_NOUN_RE.finditer(text)]
+    return found
+
+
+# Hindi, issue 40 (fifth reader): the model is trained; a run, a preset, a lab, settings, a recipe
+# or an optimizer (SGD, Adam) does not "train" ("labs … पर train करती हैं", "settings पहले train हो चुकी
+# थीं", "run 230 पर train होता है", "SGD … अच्छी तरह train होता है"). One of these subjects, then
+# up to ten words with no को (no object) and no clause break, then train होना or train करना, is
+# flagged: write what is trained ("इस run में model … पर train होता है", "labs models को … train
+# करती हैं").
+TRAIN_SUBJECTS = (
+    "run runs preset presets lab labs setting settings recipe recipes SGD Adam AdamW रन लैब सेटिंग्स रेसिपी"
+).split()
+# Not a noun before a postposition ("Adam के साथ train"), nor "train होने वाला" MLP, which names the model.
+TRAIN_NOT_SUBJECT = "के की का से में पर तक".split()
+TRAIN_VERB = "हो होता होती होते होने होना होगा होगी हुआ हुए हुई कर करता करती करते करना करने करे करें किया किए की".split()
+TRAIN_WITHOUT_MODEL_RE = re.compile(
+    rf"(?<![\w.`/-])(?:{alternation(TRAIN_SUBJECTS)})(?![\w(`/-])"
+    rf"(?!{SPACE}(?:{alternation(TRAIN_NOT_SUBJECT)})(?![{DEVANAGARI_LETTER}]))"
+    rf"(?:{SPACE}(?!को(?![{DEVANAGARI_LETTER}]))[^\s,;:।?!()|]+){{0,10}}?{SPACE}train{SPACE}"
+    rf"(?:{alternation(TRAIN_VERB)})(?![{DEVANAGARI_LETTER}])(?!{SPACE}(?:वाला|वाले|वाली)(?![{DEVANAGARI_LETTER}]))"
+)
+
+
 def divide_without_ko(text: str) -> list[str]:
     """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
     text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
@@ -310,6 +373,11 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             if word_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
         found += divide_without_ko(raw)
+        found += divide_without_divisor(raw)
+        found += [
+            f"{match.group()!r} (the model is trained, not the run, preset, lab or settings)"
+            for match in TRAIN_WITHOUT_MODEL_RE.finditer(text)
+        ]
         found += [
             f"{match.group()!r} (reads as running away; write भाग दिया जाना)"
             for match in DIVIDE_BECOMES_RE.finditer(text)
@@ -671,7 +739,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("EMA पुराने average को decay से multiply करता है।", "hi", True),
         ("वरना gradient दो बार भाग हो जाता।", "hi", True),  # reads as "runs away"
         ("gradient दो बार भाग नहीं होता", "hi", True),
-        ("वरना gradient दो बार विभाजित हो जाता, यानी उसे दो बार भाग दिया जाता।", "hi", False),
+        ("वरना gradient दो बार विभाजित हो जाता, यानी उसे दो बार N से भाग दिया जाता।", "hi", False),
         ("`divide_by_window_tokens()` और lab `forgot-divide-sgd`", "hi", False),  # code keeps its names
         ("हर GPU पर 2 images fit होती हैं।", "hi", True),
         ("हर GPU पर 2 images समाती हैं, model overfit होता है, रेखा fit नहीं बैठती।", "hi", False),
@@ -720,14 +788,14 @@ def test_every_hindi_noun_term_has_one_gender():
         # Hindi, issue 40 (fourth reader): भाग with its verb, one word per concept
         ("यह भाग पहले ही हो चुका है", "hi", True),  # भाग … होना with words between
         ("भाग ठीक एक बार होना चाहिए।", "hi", True),
-        ("भाग ठीक एक बार दिया जाना चाहिए; भाग देना ज़रूरी होता है; इस भाग में जो होता है", "hi", False),
-        ("N से भाग वापस पलटना होगा", "hi", False),  # infinitive + होगा: must
+        ("N से ठीक एक बार भाग दिया जाना चाहिए; N से भाग देना ज़रूरी होता है; इस हिस्से में जो होता है", "hi", False),
+        ("N से भाग वापस पलटना होगा", "hi", True),  # fifth reader: a bare भाग, whatever follows
         ("हर micro-batch का loss, यानी loss का भाग, backward", "hi", True),
         ("तो लॉस का भाग उसी को देने दें", "hi", True),
         ("उसे कोई भाग नहीं मिलता", "hi", True),
         ("इन्हें N से भाग मिलता था", "hi", True),
         ("जबकि भाग वाला run सामान्य रूप से train होता है", "hi", True),
-        ("जबकि भाग देने वाला run सामान्य रूप से train होता है", "hi", False),
+        ("जबकि N से भाग देने वाले run में model सामान्य रूप से train होता है", "hi", False),
         ("accumulated gradient full batch के gradient से अलग है", "hi", True),
         ("full-batch gradient का N गुना", "hi", True),
         ("accumulated gradient पूरे batch के gradient से अलग है", "hi", False),
@@ -745,6 +813,47 @@ def test_every_hindi_noun_term_has_one_gender():
         ("हर loss को 4 से भाग दिया गया है, वह भी N से विभाजित", "hi", False),
         ("weighted sum को weights के sum से भाग देता है; gradients को loss scale से भाग देता है", "hi", False),
         ("token losses का sum लेकर count से भाग दें; 8 gradients जोड़ते हुए 4 से भाग दें", "hi", False),
+        # Hindi, issue 40 (fifth reader): भाग देना says by what, with its verb; विभाजित for a divided
+        # quantity; the model is trained; समाना takes no object; five calques
+        ("पता करें कि loss को कौन भाग देता है", "hi", True),  # by what?
+        ("| | Loss को कौन भाग देता है | आख़िरी अधूरी window |", "hi", True),  # a table header too
+        ("इन्हें इस्तेमाल करते हैं, तो दोबारा भाग न दें।", "hi", True),
+        ("दो बार भाग देना या भाग देना भूल जाना", "hi", True),
+        ("जिसे window के tokens की गिनती से पहले ही भाग दिया जा चुका है", "hi", True),  # से पहले: "before"
+        ("पता करें कि loss को N से कौन भाग देता है; ख़ुद दोबारा $N$ से भाग न दें", "hi", False),
+        ("दो बार N से भाग देना या N से भाग देना भूल जाना; CrossEntropyLoss किससे भाग देता है", "hi", False),
+        ("इसे पहले ही window के tokens की गिनती से भाग दिया जा चुका है; उससे gradients को भाग देना", "hi", False),
+        ("ताकि library का भाग कट जाए", "hi", True),  # a bare noun: "part, share"
+        ("Trainer हर उस model के लिए N से भाग छोड़ देता है", "hi", True),
+        ("कुल से भाग हर backward से पहले loss पर हो सकता है", "hi", True),
+        ("ऊपर से N से भाग भी नहीं।", "hi", True),
+        ("| 5 | tokens पर sum, window के token count से भाग | Test 3 |", "hi", True),
+        ("full_n = window_grad(last, N)  # सेट किए गए N से भाग", "hi", True),
+        ("Trainer हर उस model के loss को N से भाग नहीं देता; N से कहाँ भाग दिया जाए", "hi", False),
+        ("भाग दिए गए $N$ losses का योग", "hi", True),  # a participle before its noun
+        ("window के कुल tokens से भाग दिया गया sum", "hi", True),
+        ("$N$ से विभाजित losses का योग; हर loss को $N$ से भाग दिया गया था, और भाग दिए गए हैं", "hi", True),
+        ("$N$ से विभाजित losses का योग; हर loss को $N$ से भाग दिया गया था", "hi", False),
+        ("क्या कोई भी $N$ run को समा सकता है?", "hi", True),
+        ("क्या किसी भी $N$ से यह run memory में समा सकता है?", "hi", False),
+        ("प्रश्न-बैंक से बेतरतीब चुने गए सवाल", "hi", True),
+        ("प्रश्न-बैंक से random चुने गए सवाल", "hi", False),
+        ("warmup उतने ही examples को ढके; steps उतने ही examples ढकते हैं", "hi", True),
+        ("हर एक दोगुने samples को कवर करने लगता है", "hi", True),
+        ("warmup उतने ही examples तक चले; steps दोगुने samples को cover करते हैं", "hi", False),
+        ("N ही वह knob है; उसे घटाने वाला lever", "hi", True),
+        ("`max_norm` लगभग कभी trigger नहीं होता", "hi", True),
+        ("`max_norm` 8 गुना छोटे gradient को लगभग कभी clip नहीं करता", "hi", False),
+        ("और आपका कार्ड 32 पर ही out-of-memory error दे देता है", "hi", True),
+        ("यह कार्डों के आँकड़े मिलाता है", "hi", True),
+        ("और आपका GPU 32 पर ही out-of-memory error दे देता है", "hi", False),
+        ("और labs कोर्स की अपनी मशीनों पर train करती हैं।", "hi", True),  # the model is trained
+        ("जो settings पहले train हो चुकी हैं", "hi", True),
+        ("और run 256 की जगह 230 पर train होता है", "hi", True),
+        ("AdamW 256 के batch पर $3 \times 10^{-4}$ से अच्छी तरह train होता है", "hi", True),
+        ("और model 256 की जगह 230 पर train होता है; labs की training मशीनों पर होती है", "hi", False),
+        ("Preset एक ही model को N = 4 पर train करता है; digits पर train होने वाले MLP पर", "hi", False),
+        ("fp32 में Adam के साथ train हो रहा एक model; हमारे workers ने models train किए", "hi", False),
         # nouns the writers gave two genders
         ("ऐसा subclass", "hi", True),  # subclass is feminine
         ("ऐसी Trainer subclass", "hi", False),
