@@ -239,12 +239,38 @@ def divide_without_ko(text: str) -> list[str]:
     return [f"{match.group()!r} (the object of भाग देना takes को)" for match in DIVIDE_WITHOUT_KO_RE.finditer(text)]
 
 
+# English, issue 40 (fourth reader): under the mean of micro-batch means each sequence steers the same
+# share of the update; what weighs ten times more is each scored token of the short one. A sample,
+# sequence or example as the subject of "weighs … times" teaches the wrong unit ("an 11-token sample
+# weighed about 10 times a 101-token one"); "each scored token of an 11-token sequence weighed" is right.
+WHOLE_SAMPLE_WEIGHT_RE = {
+    "en": re.compile(
+        r"(?<!\bof )(?<!\bof the )\b(?:an?|the|each|one) (?:[\w.,]+-token |short |long |shorter |longer )"
+        r"(?:sample|sequence|example)s? (?:weigh|weighs|weighed|counts?|counted|pulls?|pulled)\b[^.;:]*?\b(?:times|fold)\b",
+        re.IGNORECASE,
+    ),
+    "fr": re.compile(
+        r"(?<![d’'])\bune? (?:exemple|séquence|micro-lot) de [\d\s\u202f]+tokens (?:pes|compt)\w*[^.;:]*?\bfois\b",
+        re.IGNORECASE,
+    ),
+    "hi": re.compile(r"tokens[ \u00a0]वाल[ेीा][ \u00a0](?:sample|sequence)s?[ \u00a0](?:का|की)[ \u00a0]वज़न"),
+}
+
+
+def whole_sample_weights(text: str, lang: str) -> list[str]:
+    return [
+        f"{match.group()!r} (each scored token weighs more, not the sample)"
+        for match in WHOLE_SAMPLE_WEIGHT_RE[lang].finditer(text)
+    ]
+
+
 def violations(text: str, lang: str, spoken: bool = False, content: bool = True) -> list[str]:
     """`spoken`: a spoken summary, where Hindi writes the English terms in Devanagari so that the
     voice says them (content/AUTHORING.md): the Latin-script rule is not checked there. `content`:
     the course's own texts, not the site's words (where « compte » is an account)."""
     raw, text = text, prose(text, lang)
     found = []
+    found += whole_sample_weights(text, lang)
     for term in GLOSSARY["terms"]:
         for variant in [] if spoken and lang == "hi" else term.get("forbidden", {}).get(lang, []):
             if word_pattern(variant).search(text):
@@ -429,6 +455,15 @@ def test_every_hindi_noun_term_has_one_gender():
 @pytest.mark.parametrize(
     ("text", "lang", "flagged"),
     [
+        # English, issue 40 (fourth reader): it is each scored token of the short sequence that weighs 10×
+        ("where an 11-token sample weighed about 10 times as much as a 101-token one", "en", True),
+        ("in the 2023 report, an 11-token sample weighed about ten times a 101-token one", "en", True),
+        ("each scored token of an 11-token sequence weighed exactly 10 times as much as a token of a 101-token one", "en", False),
+        ("each token of the short sample pulls ten times harder than a token of the long one", "en", False),
+        ("où un exemple de 11 tokens pesait environ 10 fois plus qu’un exemple de 101 tokens", "fr", True),
+        ("où chaque token cible d’une séquence de 11 tokens pesait exactement 10 fois plus", "fr", False),
+        ("जहाँ 11 tokens वाले sample का वज़न 101 tokens वाले sample से लगभग 10 गुना था", "hi", True),
+        ("जहाँ 11 tokens वाली sequence के हर scored token का वज़न ठीक 10 गुना था", "hi", False),
         ("Diviser la loss par N.", "fr", True),
         ("Les losses par token.", "fr", True),
         ("Appeler `loss.backward()` puis loss.backward(), loss_fn et scaler.scale(loss).", "fr", False),
