@@ -780,3 +780,39 @@ def test_the_check_reads_a_spoken_summarys_devanagari_terms():
     assert violations("बैच नॉर्मलाइज़ेशन सिर्फ़ माइक्रो-बैच को देखता है", "hi", spoken=True)
     assert not violations("बैच नॉर्म सिर्फ़ माइक्रो-बैच को देखता है; ग्रुप नॉर्मलाइज़ेशन वाला पेपर", "hi", spoken=True)
     assert violations("लूप की तुलना से वह चलते हुए जोड़ को दोबारा स्केल करता है", "hi", spoken=True)
+
+
+# English, issue 40 (fourth reader): G is the number of GPUs in every guide (B = b × N × G); guide 6
+# wrote G for the true gradient too (|G|², G_B, Gᵀ H G), next to b × N × G. The gradient is g there.
+GRADIENT_NAMED_G_RE = re.compile(r"\|G(?:[|_]|\\?_)|\bG_(?:B|b|\{)|G\^\\top|G\^T\b|\\mathcal\{G\}")
+
+
+def gradients_named_g(text: str, lang: str = "en") -> list[str]:
+    """Math and plain-text formulas included: the letter is read where a formula writes it."""
+    return [f"{match.group()!r} (G is the number of GPUs; write g for a gradient)" for match in GRADIENT_NAMED_G_RE.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        (r"$\mathbb{E}\,|G_B|^2 = |G|^2 + \frac{\operatorname{tr}(\Sigma)}{B}$", True),
+        ("Using E|G_B|² = |G|² + tr(Σ)/B, estimate", True),
+        (r"$B_{\text{noise}} = \operatorname{tr}(H\Sigma) / (G^\top H G)$ and $|\mathcal{G}|^2$", True),
+        (r"$\mathbb{E}\,|g_B|^2 = |g|^2 + \frac{\operatorname{tr}(\Sigma)}{B}$, global batch $b \times N \times G$", False),
+        ("on $G$ GPUs the scheduler moves $G$ steps", False),
+    ],
+)
+def test_the_gpu_letter_check_flags_a_gradient_named_g(text, flagged):
+    assert bool(gradients_named_g(text)) is flagged
+
+
+def test_g_names_the_gpus_and_never_a_gradient():
+    found = []
+    for folder in guide_folders(CONTENT_DIR):
+        for name in [*(f"{lang}.md" for lang in LANGUAGES), *(f"summary.{lang}.txt" for lang in LANGUAGES)]:
+            found += [f"{folder.name}/{name}: {hit}" for hit in gradients_named_g((folder / name).read_text(encoding="utf-8"))]
+    for slug, path in quiz_files(CONTENT_DIR):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        for lang in LANGUAGES:
+            found += [f"{slug}/quiz.yaml/{lang}: {hit}" for hit in gradients_named_g("\n".join(localized_strings(data, lang)))]
+    assert found == []
