@@ -246,7 +246,8 @@ def divide_without_ko(text: str) -> list[str]:
 WHOLE_SAMPLE_WEIGHT_RE = {
     "en": re.compile(
         r"(?<!\bof )(?<!\bof the )\b(?:an?|the|each|one) (?:[\w.,]+-token |short |long |shorter |longer )"
-        r"(?:sample|sequence|example)s? (?:weigh|weighs|weighed|counts?|counted|pulls?|pulled)\b[^.;:]*?\b(?:times|fold)\b",
+        r"(?:sample|sequence|example)s? (?:weigh|weighs|weighed|counts?|counted|pulls?|pulled)\b"
+        r"[^.;:]*?\b(?:times|fold)\b",
         re.IGNORECASE,
     ),
     "fr": re.compile(
@@ -458,7 +459,11 @@ def test_every_hindi_noun_term_has_one_gender():
         # English, issue 40 (fourth reader): it is each scored token of the short sequence that weighs 10×
         ("where an 11-token sample weighed about 10 times as much as a 101-token one", "en", True),
         ("in the 2023 report, an 11-token sample weighed about ten times a 101-token one", "en", True),
-        ("each scored token of an 11-token sequence weighed exactly 10 times as much as a token of a 101-token one", "en", False),
+        (
+            "each scored token of an 11-token sequence weighed exactly 10 times as much as a token of a 101-token one",
+            "en",
+            False,
+        ),
         ("each token of the short sample pulls ten times harder than a token of the long one", "en", False),
         ("où un exemple de 11 tokens pesait environ 10 fois plus qu’un exemple de 101 tokens", "fr", True),
         ("où chaque token cible d’une séquence de 11 tokens pesait exactement 10 fois plus", "fr", False),
@@ -789,7 +794,10 @@ GRADIENT_NAMED_G_RE = re.compile(r"\|G(?:[|_]|\\?_)|\bG_(?:B|b|\{)|G\^\\top|G\^T
 
 def gradients_named_g(text: str, lang: str = "en") -> list[str]:
     """Math and plain-text formulas included: the letter is read where a formula writes it."""
-    return [f"{match.group()!r} (G is the number of GPUs; write g for a gradient)" for match in GRADIENT_NAMED_G_RE.finditer(text)]
+    return [
+        f"{match.group()!r} (G is the number of GPUs; write g for a gradient)"
+        for match in GRADIENT_NAMED_G_RE.finditer(text)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -798,7 +806,10 @@ def gradients_named_g(text: str, lang: str = "en") -> list[str]:
         (r"$\mathbb{E}\,|G_B|^2 = |G|^2 + \frac{\operatorname{tr}(\Sigma)}{B}$", True),
         ("Using E|G_B|² = |G|² + tr(Σ)/B, estimate", True),
         (r"$B_{\text{noise}} = \operatorname{tr}(H\Sigma) / (G^\top H G)$ and $|\mathcal{G}|^2$", True),
-        (r"$\mathbb{E}\,|g_B|^2 = |g|^2 + \frac{\operatorname{tr}(\Sigma)}{B}$, global batch $b \times N \times G$", False),
+        (
+            r"$\mathbb{E}\,|g_B|^2 = |g|^2 + \frac{\operatorname{tr}(\Sigma)}{B}$, global batch $b \times N \times G$",
+            False,
+        ),
         ("on $G$ GPUs the scheduler moves $G$ steps", False),
     ],
 )
@@ -810,9 +821,13 @@ def test_g_names_the_gpus_and_never_a_gradient():
     found = []
     for folder in guide_folders(CONTENT_DIR):
         for name in [*(f"{lang}.md" for lang in LANGUAGES), *(f"summary.{lang}.txt" for lang in LANGUAGES)]:
-            found += [f"{folder.name}/{name}: {hit}" for hit in gradients_named_g((folder / name).read_text(encoding="utf-8"))]
+            found += [
+                f"{folder.name}/{name}: {hit}" for hit in gradients_named_g((folder / name).read_text(encoding="utf-8"))
+            ]
     for slug, path in quiz_files(CONTENT_DIR):
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
         for lang in LANGUAGES:
-            found += [f"{slug}/quiz.yaml/{lang}: {hit}" for hit in gradients_named_g("\n".join(localized_strings(data, lang)))]
+            found += [
+                f"{slug}/quiz.yaml/{lang}: {hit}" for hit in gradients_named_g("\n".join(localized_strings(data, lang)))
+            ]
     assert found == []

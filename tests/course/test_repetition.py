@@ -44,6 +44,9 @@ def test_the_check_finds_a_passage_two_texts_share_and_nothing_else():
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_guide_repeats_another_word_for_word(lang):
-    texts = {folder.name: (folder / f"{lang}.md").read_text(encoding="utf-8") for folder in guide_folders(settings.CONTENT_DIR)}
+    texts = {
+        folder.name: (folder / f"{lang}.md").read_text(encoding="utf-8")
+        for folder in guide_folders(settings.CONTENT_DIR)
+    }
     assert len(texts) == 7
     assert {" and ".join(names): words[:120] for names, words in shared_runs(texts).items()} == {}
