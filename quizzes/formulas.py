@@ -3,7 +3,9 @@
 A parameterised question draws its numbers per attempt (`parameters: {b: [8, 16], N: [2, 4]}`) and
 its prompt shows them through `{b}` and `{N}`; the key is computed here, on the server, from the
 question's `formula`. Evaluation walks the parsed expression and allows numbers, parameter names,
-brackets and + - * / ** only: an author's typo can never run code.
+brackets and + - * / // ** only: an author's typo can never run code. `//` floors, so a count that
+rounds up, such as the optimizer steps of an epoch with a partial last window, is written as the
+ceiling it is: `(1000 / 8 + 4 - 1) // 4` (issue 40).
 """
 
 import ast
@@ -18,6 +20,7 @@ OPERATORS: dict[type, Callable[[float, float], float]] = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
     ast.Pow: operator.pow,
 }
 MAX_EXPONENT = 64

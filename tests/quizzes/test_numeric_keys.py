@@ -1,7 +1,7 @@
 """Every fixed numeric key follows from the numbers its question states.
 
 The author writes the computation in the question's YAML (`formula`, with optional named `inputs`);
-this test evaluates it with the quizzes' safe evaluator (numbers, names, + - * / ** and brackets,
+this test evaluates it with the quizzes' safe evaluator (numbers, names, + - * / // ** and brackets,
 nothing else), compares it with the key within the question's tolerance, and checks that every
 number the formula uses is stated in the prompt in every language. Parameterised questions have no
 fixed key: the server computes theirs from the same kind of formula for each draw.

@@ -44,6 +44,8 @@ def _number_of(attempt, question) -> int:
 def test_formulas_are_plain_arithmetic_over_the_parameters():
     assert formulas.evaluate("b * N * G", {"b": 8, "N": 4, "G": 2}) == 64
     assert formulas.evaluate("(1 / 10) / (1 / 100)") == pytest.approx(10)
+    assert formulas.evaluate("(1000 / 8 + 4 - 1) // 4") == 32  # a ceiling: 125 micro-batches make 32 windows
+    assert formulas.evaluate("(1000 / 8 + 4 - 1) // 4", {}) == formulas.evaluate("(1024 / 8 + 4 - 1) // 4") == 32
     for bad in ["__import__('os')", "b.real", "[1][0]", "f(2)", "2 ** 100", "1 / 0", "unknown + 1"]:
         with pytest.raises(formulas.FormulaError):
             formulas.evaluate(bad, {"b": 1})
