@@ -247,22 +247,23 @@ TRAIN_WITHOUT_OBJECT_RE = re.compile(
     rf"(?![\w-])(?:[ \u00a0](?:{alternation(TRAIN_ADVERBS)}))?[ \u00a0](?:{alternation(TRAIN_COMPLEMENTS)})(?![\w’'-])",
     re.IGNORECASE,
 )
-# ...and its subject is what trains: a person, a script, a preset, a library. A layer, a batch or an
-# optimizer does not (« La BatchNorm ne peut pas entraîner le modèle », « SGD entraîne »): write
+# ...and its subject is what trains: a person, a script, a preset, a library. A layer, a batch, an
+# optimizer or a recipe does not (« La BatchNorm ne peut pas entraîner le modèle », « SGD entraîne »,
+# « Une recette a entraîné un CNN »): write
 # « Impossible d’entraîner le modèle avec la BatchNorm », « avec SGD, le modèle apprend ». Not after
 # à, avec, sans, de (« un modèle à BatchNorm est entraîné »: the subject is the model), and only the
 # active forms (a layer « est entraînée »: its weights are). A configuration or a run is not trained
 # either (« Une configuration déjà entraînée »): it is run, « exécutée », « lancée ».
 TRAIN_NOT_SUBJECTS = (
     r"BatchNorm|GroupNorm|LayerNorm|normalisation|normalisations|couche|couches|lot|lots|optimiseur|optimiseurs"
-    r"|scheduler|SGD|Adam|AdamW"
+    r"|scheduler|SGD|Adam|AdamW|recette|recettes"
 )
 TRAIN_WRONG_SUBJECT_RE = re.compile(
     rf"(?<![\w’'-])(?<!à )(?<!avec )(?<!sans )(?<!de )(?<!des )(?<!d’)(?:{TRAIN_NOT_SUBJECTS})(?![\w-])"
     rf"(?:[ \u00a0](?!(?:le|la|les|un|une|des|du|au|à|avec|de|qui|que|dont|où|si|et|ou|pour|afin|y|en|tout)(?![\w’'-]))"
     rf"[^\s,;:.?!«»]+){{0,6}}?"
     rf"[ \u00a0](?:ne[ \u00a0](?:peut|peuvent|pourra|pourrait)[ \u00a0]pas[ \u00a0])?"
-    rf"(?:ré)?entraîn(?:{alternation(TRAIN_FORMS)})(?![\w-])",
+    rf"(?:(?:a|ont|avait|avaient)[ \u00a0](?:ré)?entraîné|(?:ré)?entraîn(?:{alternation(TRAIN_FORMS)}))(?![\w-])",
     re.IGNORECASE,
 )
 TRAINED_RUN_RE = re.compile(
@@ -858,6 +859,10 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Pour vous entraîner sur le labo, faites le quiz", "fr", False),  # a person trains
         ("La BatchNorm ne peut pas entraîner le modèle digits-mlp", "fr", True),  # a layer does not train
         ("SGD entraîne le réseau ; des lots de 256 entraînent le modèle", "fr", True),
+        ("Une recette a entraîné un CNN à partir de zéro", "fr", True),
+        ("Selon une recette, un CNN a été entraîné à partir de zéro", "fr", False),
+        ("des pertes normalisées par tokens ; un GPU qui accepte 32 images", "fr", True),
+        ("normalisées par le nombre de tokens ; un GPU où tiennent 32 images", "fr", False),
         ("Impossible d’entraîner le modèle avec la BatchNorm ; un CNN à BatchNorm est entraîné", "fr", False),
         ("Le préréglage entraîne un MLP avec BatchNorm ; une couche BatchNorm est entraînée", "fr", False),
         ("Une configuration déjà entraînée n’est pas réentraînée", "fr", True),
