@@ -230,6 +230,151 @@ COMPARATIVE_AUCUN_RE = re.compile(
 )
 
 
+# French, issue 40 (sixth reader). « entraîner » takes an object, the model: "a larger batch will train
+# faster" (« entraînera plus vite »), "train on isolated micro-batches" (« entraîner sur »), "you now train
+# with" (« entraînez désormais avec ») are English. A form of the verb (not its participle, not the
+# reflexive « s’entraîner » of a person) followed, after at most one adverb, by a preposition or an
+# adverb of manner is that calque: write « entraîner le modèle plus vite », « entraîner le modèle sur ».
+TRAIN_FORMS = "e es ent ez ons er era eras erez eront erait eraient ait aient ant".split()
+TRAIN_FINITE = [form for form in TRAIN_FORMS if form != "er"]  # the infinitive after vous, nous is a person's
+TRAIN_ADVERBS = (
+    "maintenant désormais exactement encore ensuite alors donc aussi toujours déjà souvent seulement"
+).split()
+TRAIN_COMPLEMENTS = (
+    "plus moins mieux vite bien mal longtemps correctement normalement tranquillement sur avec pendant durant "
+    "en à au aux jusqu sans par dans"
+).split()
+TRAIN_WITHOUT_OBJECT_RE = re.compile(
+    rf"(?<![\w’'])(?<!s’)(?<!s')(?<!se )(?<!m’)(?<!t’)"
+    rf"entraîn(?:(?<!vous entraîn)(?<!nous entraîn)er|{alternation(TRAIN_FINITE)})"
+    rf"(?![\w-])(?:[ \u00a0](?:{alternation(TRAIN_ADVERBS)}))?[ \u00a0](?:{alternation(TRAIN_COMPLEMENTS)})(?![\w’'-])",
+    re.IGNORECASE,
+)
+# ...and its subject is what trains: a person, a script, a preset, a library. A layer, a batch, an
+# optimizer or a recipe does not (« La BatchNorm ne peut pas entraîner le modèle », « SGD entraîne »,
+# « Une recette a entraîné un CNN »): write
+# « Impossible d’entraîner le modèle avec la BatchNorm », « avec SGD, le modèle apprend ». Not after
+# à, avec, sans, de (« un modèle à BatchNorm est entraîné »: the subject is the model), and only the
+# active forms (a layer « est entraînée »: its weights are). A configuration or a run is not trained
+# either (« Une configuration déjà entraînée »): it is run, « exécutée », « lancée ».
+TRAIN_NOT_SUBJECTS = (
+    r"BatchNorm|GroupNorm|LayerNorm|normalisation|normalisations|couche|couches|lot|lots|optimiseur|optimiseurs"
+    r"|scheduler|SGD|Adam|AdamW|recette|recettes"
+)
+TRAIN_WRONG_SUBJECT_RE = re.compile(
+    rf"(?<![\w’'-])(?<!à )(?<!avec )(?<!sans )(?<!de )(?<!des )(?<!d’)(?:{TRAIN_NOT_SUBJECTS})(?![\w-])"
+    rf"(?:[ \u00a0](?!(?:le|la|les|un|une|des|du|au|à|avec|de|qui|que|dont|où|si|et|ou|pour|afin|y|en|tout)(?![\w’'-]))"
+    rf"[^\s,;:.?!«»]+){{0,6}}?"
+    rf"[ \u00a0](?:ne[ \u00a0](?:peut|peuvent|pourra|pourrait)[ \u00a0]pas[ \u00a0])?"
+    rf"(?:(?:a|ont|avait|avaient)[ \u00a0](?:ré)?entraîné|(?:ré)?entraîn(?:{alternation(TRAIN_FORMS)}))(?![\w-])",
+    re.IGNORECASE,
+)
+TRAINED_RUN_RE = re.compile(
+    r"(?<![\w-])(?:configuration|configurations|exécution|exécutions|réglages)(?![\w-])[^,;:.?!]{0,80}?"
+    r"(?<![\w-])(?:ré)?entraîné(?:e|s|es)?(?![\w-])",
+    re.IGNORECASE,
+)
+# "Keep/use/replace BatchNorm": as the object of a verb it takes its article, « utilise la BatchNorm »
+# (glossary.yaml refuses the forms the fifth reader found; these are the verbs of the whole course).
+BATCHNORM_VERBS = (
+    "utilis util rempla répar réactiv rend gard gèl gel désactiv supprim conserv corrig évit retir enlev enlèv "
+    "ajout fig laiss mett met"
+).split()
+BATCHNORM_OBJECT_RE = re.compile(
+    rf"(?<![\w’'-])(?<!qu’)(?<!qu')(?<!que )(?:{alternation(BATCHNORM_VERBS)})\w*"
+    rf"(?:[ \u00a0](?:pas|plus|jamais|donc|aussi|souvent|toujours))?[ \u00a0]BatchNorm(?![\w-])",
+    re.IGNORECASE,
+)
+# "Test against a reference": one compares to it. « Testez contre », « vérifié contre »; « contre » stays
+# for "versus" in a title or a table (« Pas contre exemples ») and for « échanger A contre B ».
+TEST_AGAINST_RE = re.compile(
+    r"(?<![\w-])(?:test|vérifi|valid|compar|confront|contrôl)\w*"
+    r"(?:[ \u00a0][^\s.,;:?!()«»]+){0,6}?[ \u00a0]contre(?![\w-])",
+    re.IGNORECASE,
+)
+# « propre » after its noun is "own" only before à (« le gradient propre à chaque micro-lot »); else
+# it reads as "clean" (« fenêtres propres », « le gradient propre d’un micro-lot », « le test le plus
+# propre »): write « des fenêtres complètes », « le gradient d’un micro-lot pris seul », « le plus
+# simple ». Before its noun it is "own" (« sa propre taille ») and stays.
+CLEAN_PROPRE_RE = re.compile(
+    r"(?<![\w-])(?:gradients?|fenêtres?|tests?|coupures?|découpages?|mesures?|comparaisons?|résultats?|boucles?"
+    r"|plus)[ \u00a0]propres?(?![\w-])(?![ \u00a0](?:à|au|aux)(?![\w-]))",
+    re.IGNORECASE,
+)
+# A narration does not read a guide (« La narration … lit tout le guide »): « la version lue reprend … ».
+NARRATION_READS_RE = re.compile(r"(?<![\w-])narrations?\b[^.;:?!]{0,40}?(?<![\w-])(?:lit|lisent|lira)(?![\w-])", re.I)
+# « avant d’en traiter aucun » is an English "any": « avant d’en traiter un seul ».
+BEFORE_ANY_RE = re.compile(
+    r"(?<![\w-])avant[ \u00a0]d(?:e[ \u00a0]|’|')(?:en[ \u00a0])?\w+[ \u00a0]aucune?(?![\w-])", re.IGNORECASE
+)
+# « pas » the step, then « pas » the negation (« un pas d’optimisation, pas un micro-lot »): « et non ».
+# Not a list of steps (« clipping, pas d’optimisation, pas du scheduler »).
+STEP_NOT_RE = re.compile(
+    r"(?<![\w-])pas[ \u00a0]d[’']optimisation,[ \u00a0]pas[ \u00a0](?!du[ \u00a0]|d[’']optimisation)", re.IGNORECASE
+)
+# Two « avec » in a row with no « et », « puis », « contre », « que », « si » between (« entraînent
+# leur modèle avec des lots de 256 avec un taux d’apprentissage de 0,1 »): « des lots de 256 et un taux ».
+DOUBLE_AVEC_STOP = r"(?!(?:et|ou|puis|contre|que|qu’|si|mais|comme|quand)(?![\w’'-]))"
+DOUBLE_AVEC_RE = re.compile(
+    rf"(?<![\w-])avec(?:[ \u00a0]{DOUBLE_AVEC_STOP}[^\s.,;:?!()«»]+){{0,5}}"
+    rf"[ \u00a0]{DOUBLE_AVEC_STOP}(?!coïncid|concord|compar|confond|mêl)[^\s.,;:?!()«»]+"
+    r"[ \u00a0]avec(?![\w-])(?![ \u00a0]momentum)",  # « SGD avec momentum » is one name
+    re.IGNORECASE,
+)
+# Read on the text as written, code included: « Faut-il no_sync() » lacks its verb (« Faut-il utiliser
+# no_sync() »); an attribute is not « posé » (« posez `model.accepts_loss_kwargs = False` »): « mettez …
+# à False », « avec l’attribut à False ».
+MISSING_VERB_RE = re.compile(r"(?<![\w-])Faut-il[ \u00a0]`?[\w.]+\(\)", re.IGNORECASE)
+SET_ATTRIBUTE_RE = re.compile(
+    r"(?<![\w-])pos(?:e|ez|er|ons|ent|ant)[ \u00a0]`[^`\n]*=[^`\n]*`|(?<![\w-])attribut[ \u00a0]posé(?![\w-])", re.I
+)
+
+
+def french_sixth_reader(raw: str, text: str) -> list[str]:
+    """The sixth French reader's classes (issue 40): `raw` as written, `text` its prose."""
+    checks = [
+        (text, TRAIN_WITHOUT_OBJECT_RE, "« entraîner » takes an object: « entraîner le modèle … »"),
+        (text, TRAIN_WRONG_SUBJECT_RE, "a layer, batch or optimizer does not train: « entraîner le modèle avec … »"),
+        (text, TRAINED_RUN_RE, "a configuration or a run is not trained: « exécutée », « lancée »"),
+        (text, BATCHNORM_OBJECT_RE, "as an object, « la BatchNorm »"),
+        (text, TEST_AGAINST_RE, "one compares to a reference: « comparez à »"),
+        (text, CLEAN_PROPRE_RE, "reads as 'clean': « complètes », « pris seul », « propre à »"),
+        (text, NARRATION_READS_RE, "a narration does not read: « la version lue reprend »"),
+        (text, BEFORE_ANY_RE, "« avant d’en traiter un seul »"),
+        (text, STEP_NOT_RE, "« pas … pas »: write « et non »"),
+        (text, DOUBLE_AVEC_RE, "two « avec » in a row: « … et … »"),
+        (raw, MISSING_VERB_RE, "the verb is missing: « Faut-il utiliser … »"),
+        (raw, SET_ATTRIBUTE_RE, "an attribute is set: « mettez … à False »"),
+    ]
+    return [f"{match.group()!r} ({advice})" for source, pattern, advice in checks for match in pattern.finditer(source)]
+
+
+# Words of two or more capitals (a final s allowed): abbreviations and names. Not a line number (L125)
+# nor a variable (B1).
+ABBREVIATION_RE = re.compile(r"(?<![\w./#-])[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*s?(?![\w./(-])")
+
+
+def unexplained_abbreviations(raw: str) -> list[str]:
+    """French, issue 40 (sixth reader): each abbreviation of this text that is neither a known name
+    (glossary.yaml's french_known_abbreviations) nor spelled out, with french_abbreviations' words, within
+    200 characters of its first use (« GAS (le nombre de pas d’accumulation) »). The abbreviations are
+    read in prose; their explanation in the text as written, code spans included."""
+    known, explained = set(GLOSSARY["french_known_abbreviations"]), GLOSSARY["french_abbreviations"]
+    found, seen = [], set()
+    for match in ABBREVIATION_RE.finditer(prose(raw, "fr")):
+        word = match.group()
+        name = word if word in known or word in explained else word.removesuffix("s")
+        if name in known or name in seen:
+            continue
+        seen.add(name)
+        first = re.search(rf"(?<![\w./#-]){word}(?![\w./(-])", raw)
+        start, end = (first.start(), first.end()) if first else (0, len(raw))
+        around = raw[max(start - 200, 0) : end + 200].lower()
+        if name not in explained or explained[name].lower() not in around:
+            found.append(f"{name!r} (spell it out: {explained.get(name, 'or list it in french_known_abbreviations')})")
+    return found
+
+
 # The object of भाग देना takes को: one of glossary.yaml's hindi_divide_objects, then one to three words
 # and "से भाग दे…" ("हर loss 4 से भाग देकर"), or right away "भाग दे…" ("Accelerate loss भाग देता है").
 # Not a noun that is itself the divisor: right before से ("weights के sum से भाग") or after a को that
@@ -389,6 +534,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             f"{match.group()!r} (reads as a double negation; write « aucun … n’a assez de »)"
             for match in COMPARATIVE_AUCUN_RE.finditer(text)
         ]
+        found += french_sixth_reader(raw, text)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -479,6 +625,44 @@ def test_spoken_summaries_use_the_glossary(path, lang):
 def test_quizzes_and_the_exam_use_the_glossary(path, lang):
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)  # libyaml, as the site reads it
     assert violations("\n".join(localized_strings(data, lang)), lang) == []
+
+
+def french_units():
+    """Each French text a reader meets whole: a guide, a spoken summary, one quiz or exam question (the
+    exam draws them one by one), one string of the site."""
+    for folder in guide_folders(CONTENT_DIR):
+        for name in ("fr.md", "summary.fr.txt"):
+            yield f"{folder.name}/{name}", (folder / name).read_text(encoding="utf-8")
+    for slug, path in quiz_files(CONTENT_DIR):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        for question in data["questions"]:
+            yield f"{slug}/quiz.yaml:{question['id']}", "\n".join(localized_strings(question, "fr"))
+    for source, text in translations(LOCALE_DIR / "fr" / "LC_MESSAGES" / "django.po"):
+        yield f"django.po: {source[:50]}", PLACEHOLDER_RE.sub(" ", text)
+
+
+def test_french_abbreviations_are_spelled_out():
+    found = {where: problems for where, text in french_units() if (problems := unexplained_abbreviations(text))}
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("Le moteur, par GAS, divise la perte.", True),
+        ("Le moteur divise par GAS (`gradient_accumulation_steps`, le nombre de pas d’accumulation).", False),
+        ("GAS, le nombre de pas d’accumulation, vaut 8 ; GAS = 1 024 ÷ 128.", False),
+        ("à partir d’un modèle d’EDS des méthodes adaptatives", True),
+        ("d’un modèle d’équation différentielle stochastique (EDS)", False),
+        ("Une recette maintient une EMA des poids.", True),
+        ("une moyenne mobile exponentielle des poids (EMA) ; l’EMA", False),
+        ("DDP et FSDP sur 8 GPU, avec SGD ; un CNN, la PR #34198 ; la ligne L125 ; B1 et B2", False),
+        ("ajoutez-le à l’intégration continue (CI) ; la CI", False),
+        ("Le XYZ de la bibliothèque", True),  # neither known nor explained
+    ],
+)
+def test_the_abbreviation_check_flags_an_abbreviation_never_spelled_out(text, flagged):
+    assert bool(unexplained_abbreviations(text)) is flagged
 
 
 # Hindi, issue 40 (third reader): a Hindi comment in a guide's code is shown on the page, so it keeps
@@ -678,7 +862,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("deux cas restent donc trop grands", "fr", True),
         ("la perte reste donc trop grande dans deux cas", "fr", False),
         ("son optimiseur enveloppé et le BF16 optimizer", "fr", True),
-        ("son optimiseur encapsulé ; Lightning enveloppe dans no_sync", "fr", False),
+        ("son optimiseur encapsulé ; Lightning exécute sous no_sync les micro-lots", "fr", False),
         ("dépasse les passes de 4 096 exemples", "fr", True),
         ("dépasse le temps du forward et du backward de 4 096 exemples", "fr", False),
         # French, issue 40 (fifth reader): « juste » for correct, word order, calques, one word per concept
@@ -713,6 +897,55 @@ def test_every_hindi_noun_term_has_one_gender():
         ("la passe avant puis la passe arrière", "fr", True),
         ("le forward puis le backward", "fr", False),
         ("Aucune machine de calcul n'est connectée.", "fr", True),
+        # French, issue 40 (sixth reader): the classes of its findings
+        ("une taille de lot plus grande entraînera plus vite", "fr", True),  # « entraîner » takes an object
+        ("entraîner sur des micro-lots isolés ; vous entraînez désormais avec un lot de 512", "fr", True),
+        ("permettra d’entraîner le modèle plus vite ; vous entraînez le modèle sur 8 GPU", "fr", False),
+        ("Pour vous entraîner, faites le quiz ; le modèle s’entraîne", "fr", True),  # the glossary's s’entraîne
+        ("Pour vous entraîner sur le labo, faites le quiz", "fr", False),  # a person trains
+        ("La BatchNorm ne peut pas entraîner le modèle digits-mlp", "fr", True),  # a layer does not train
+        ("SGD entraîne le réseau ; des lots de 256 entraînent le modèle", "fr", True),
+        ("Une recette a entraîné un CNN à partir de zéro", "fr", True),
+        ("Selon une recette, un CNN a été entraîné à partir de zéro", "fr", False),
+        ("des pertes normalisées par tokens ; un GPU qui accepte 32 images", "fr", True),
+        ("normalisées par le nombre de tokens ; un GPU où tiennent 32 images", "fr", False),
+        ("Impossible d’entraîner le modèle avec la BatchNorm ; un CNN à BatchNorm est entraîné", "fr", False),
+        ("Le préréglage entraîne un MLP avec BatchNorm ; une couche BatchNorm est entraînée", "fr", False),
+        ("Une configuration déjà entraînée n’est pas réentraînée", "fr", True),
+        ("Une exécution aux réglages identiques avait déjà été entraînée", "fr", True),
+        ("Une configuration déjà exécutée n’est pas relancée ; les exécutions entraînent le modèle", "fr", False),
+        ("Enveloppez le forward dans model.no_sync() ; l’enveloppe DDP ; Tout envelopper", "fr", True),
+        ("N’envelopper que le 4ᵉ micro-lot", "fr", True),
+        ("Exécutez le forward sous model.no_sync() ; le modèle encapsulé par DDP", "fr", False),
+        ("son estimation du moment d’ordre deux", "fr", True),  # one name: « le second moment »
+        ("son estimation du second moment ; le premier moment", "fr", False),
+        ("Ces modèles utilisent souvent BatchNorm ; l’accumulation ne répare pas BatchNorm", "fr", True),
+        ("Qu’est-ce qui rend BatchNorm différente ?", "fr", True),
+        ("utilisent souvent la BatchNorm ; qu’utilise BatchNorm ? un modèle à BatchNorm ; elle normalise", "fr", False),
+        ("Testez contre une référence indépendante", "fr", True),
+        ("quelques pas accumulés contre les mêmes pas sur le lot complet", "fr", True),
+        ("Comparez à une référence ; Pas contre exemples ; échanger du temps contre de la mémoire", "fr", False),
+        ("Fenêtres propres ; le gradient propre d’un micro-lot ; le test le plus propre", "fr", True),
+        ("Fenêtres complètes ; le gradient propre à chaque micro-lot ; sa propre taille", "fr", False),
+        ("La narration complète, plus bas, lit tout le guide", "fr", True),
+        ("La version lue intégrale, plus bas, reprend tout le guide ; il lit le guide", "fr", False),
+        ("avant d’en traiter aucun", "fr", True),
+        ("avant d’en traiter un seul ; aucun n’est traité avant", "fr", False),
+        ("un pas d’optimisation, pas un micro-lot ; en pas d’optimisation, pas en micro-lots", "fr", True),
+        ("un pas d’optimisation, et non un micro-lot ; clipping, pas d’optimisation, pas du scheduler", "fr", False),
+        ("entraînent leur modèle avec des lots de 256 avec un taux de 0,1", "fr", True),
+        ("avec des lots de 256 et un taux de 0,1 ; avec SGD puis avec AdamW ; avec N = 1 et avec N = 4", "fr", False),
+        ("### Faut-il no_sync() sur un seul GPU ?", "fr", True),
+        ("### Faut-il utiliser no_sync() sur un seul GPU ? Faut-il changer le taux ?", "fr", False),
+        ("posez `model.accepts_loss_kwargs = False` ; avec l’attribut posé", "fr", True),
+        ("mettez `model.accepts_loss_kwargs` à `False` ; posez $N = B/b$ ; ce guide pose la question", "fr", False),
+        ("leurs gradients fuient dans la fenêtre suivante ; c’est ce cas que l’on retient", "fr", True),
+        ("sa liaison Python garde le GIL ; le jeu digits ; la mémoire choisit souvent très petit", "fr", True),
+        ("possible sur un jouet ; sur ce jouet ; le nombre de copies en parallélisme de données", "fr", True),
+        ("sur un problème jouet ; le nombre de réplicas ; détient le GIL ; le jeu de données digits", "fr", False),
+        ("moyenne mobile exponentielle de poids 0,9 ; la perte divisée sur toute la fenêtre", "fr", True),
+        ("les autres exemples de la passe ; la passe en cours", "fr", True),
+        ("les exemples du même forward ; en une seule passe ; un mot de passe", "fr", False),
         # issue 40: one word per concept in French
         ("avec un BatchNorm figé", "fr", True),  # BatchNorm is feminine, and frozen is « gelée »
         ("avec une BatchNorm gelée, puis la ghost BatchNorm", "fr", False),
