@@ -54,7 +54,7 @@ VARIABLES = (  # in the order a choice's slug names them
     Variable("precision", "", _("precision")),
     Variable("loss_scaling", "", _("loss normalization")),
     Variable("effective_batch_size", "B", _("effective batch B")),
-    Variable("accumulation_steps", "N", _("micro-batches N")),
+    Variable("accumulation_steps", "N", _("accumulation factor N")),
 )
 
 

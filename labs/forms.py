@@ -17,14 +17,14 @@ NOT_SETTINGS = frozenset({"csrfmiddlewaretoken"})
 # labels. The parameters are the API message's own.
 FORM_WORDING = {
     lab_config.N_SPLITS_BATCH: _(
-        "Accumulation steps (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
+        "Accumulation factor (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
     ),
     lab_config.N_ABOVE_BATCH: _(
-        "Accumulation steps (N = %(n)s) cannot be more than the effective batch size (%(effective)s): every "
+        "Accumulation factor (N = %(n)s) cannot be more than the effective batch size (%(effective)s): every "
         "micro-batch needs at least one sample."
     ),
     lab_config.PROCESSES_SPLIT_BATCH: _(
-        "Processes (G) × accumulation steps (N) must divide the effective batch size, so that every process gets "
+        "Processes (G) × accumulation factor (N) must divide the effective batch size, so that every process gets "
         "whole micro-batches: %(effective)s is not divisible by %(g)s × %(n)s = %(product)s."
     ),
     lab_config.OVER_BUDGET: _(

@@ -174,7 +174,7 @@ class RunConfig(BaseModel):
         title=gettext_noop("Effective batch size"), ge=EFFECTIVE_BATCH_RANGE[0], le=EFFECTIVE_BATCH_RANGE[1]
     )
     accumulation_steps: WholeNumber = Field(
-        title=gettext_noop("Accumulation steps (N)"),
+        title=gettext_noop("Accumulation factor (N)"),
         description=gettext_noop("The micro-batch is the effective batch ÷ N."),
         ge=ACCUMULATION_RANGE[0],
         le=ACCUMULATION_RANGE[1],

@@ -109,7 +109,7 @@ CLAUSE_END = r"(?=[ \u00a0](?:है|हैं|था|थे|थी|थीं)(?
 # Words that may stand between a subject and its verb without changing what agrees with what.
 BETWEEN = "भी ही तो नहीं न अब फिर कभी ठीक सामान्य लगभग अचानक धीरे-धीरे ज़्यादा कम अलग".split()
 # Nouns that also make a verb with होना, which agrees with its own subject ("step() call होता है").
-CONJUNCT_VERB_NOUNS = {"call", "update", "test"}
+CONJUNCT_VERB_NOUNS = {"call", "update", "test", "scale"}  # "window सही scale होती है": it is scaled
 # Terms of two English words whose last one is a noun with a gender: "का loss curve" reads as
 # "का … curve", "उसकी optimizer state" as "उसकी … state".
 COMPOUND_TERMS = [
@@ -469,6 +469,58 @@ TRAIN_WITHOUT_MODEL_RE = re.compile(
 )
 
 
+# Hindi, issue 40 (sixth reader). "step" is the optimizer step; the stages of a procedure that an
+# ordering question lists are चरण, as the UI's ordering widget says ("हर चरण को … स्थान दें"):
+# "window के steps को सही क्रम में लगाएँ", "हर step को पिछले step का नतीजा चाहिए" mix the two.
+STAGE_STEPS_RE = re.compile(
+    rf"(?<![\w-])steps{SPACE}को(?:{SPACE}[^\s,;:।?!()|]+){{0,5}}?{SPACE}क्रम{SPACE}में"
+    rf"|(?<![\w-])step{SPACE}(?:का|के){SPACE}नतीजा",
+    re.IGNORECASE,
+)
+# "couple" is not जोड़ना, which in this course adds ("gradients जुड़ते हैं"): "BatchNorm samples को
+# आपस में जोड़ देता है" reads as "adds the samples together". Write "… को एक-दूसरे पर निर्भर बना देता है".
+COUPLE_RE = re.compile(
+    rf"(?:आपस{SPACE}में|(?<![\w-])(?:samples|images|sample|सैंपल|सैंपलों){SPACE}को){SPACE}जोड़(?!कर)[{DEVANAGARI_LETTER}]*"
+    rf"|जोड़ने{SPACE}(?:वाला|वाले|वाली){SPACE}losses?",
+    re.IGNORECASE,
+)
+# The arithmetic mean over samples, tokens or micro-batches is the glossary's mean: "64 samples पर
+# average किया हुआ gradient", "N micro-batch gradients का average", "mean losses का औसत", "औसत
+# gradient" name it twice. Left alone: DDP's average over GPUs, replicas or ranks, moving and running
+# averages, Adam's "अब तक का औसत", औसतन (on average), and the spoken summaries, whose voice says औसत
+# (मीन, the English word said aloud, is "fish").
+AVERAGE = r"(?:average|averages|averaged|औसत|औसतों)(?![\w-])"
+MEAN_AS_AVERAGE_RE = re.compile(
+    rf"(?<![\w-])(?:losses|loss|samples|examples|tokens|terms|estimates|means|औसतों|gradients|gradient)"
+    rf"{SPACE}(?:का|के|पर){SPACE}{AVERAGE}"
+    rf"|(?<![\w-])(?:पर{SPACE}average{SPACE}(?:किया|होता|होती|करके|कर))"
+    rf"|(?<![\w-])(?:औसत|average){SPACE}gradient(?![\w-])"
+    rf"|(?<![\w-])(?:mean|means){SPACE}(?:का|के){SPACE}{AVERAGE}"
+    rf"|(?<![\w-])दोनों{SPACE}{AVERAGE}"
+    rf"|(?<![\w-])window{SPACE}(?:का|के){SPACE}{AVERAGE}",
+    re.IGNORECASE,
+)
+# Not DDP's average over GPUs, replicas or ranks, and not a moving or running average.
+NOT_MEAN_BEFORE = re.compile(r"DDP|GPUs|GPU|replicas|ranks|moving|running|अब तक", re.IGNORECASE)
+
+
+def averages_for_the_mean(text: str) -> list[str]:
+    return [
+        f"{match.group()!r} (the mean over samples, tokens or micro-batches is the glossary's mean)"
+        for match in MEAN_AS_AVERAGE_RE.finditer(text)
+        if not NOT_MEAN_BEFORE.search(text[max(0, match.start() - 30) : match.start()])
+    ]
+
+
+# Backward passes do not add up; their gradients do: "N backward passes ख़ाली buffers में जुड़ते हैं"
+# is "N backward passes के gradients …".
+PASSES_ADD_RE = re.compile(
+    rf"(?:backward{SPACE}passes?|backward,{SPACE}जो)(?!{SPACE}के{SPACE}gradients?)(?:{SPACE}[^\s,;:।?!()|]+){{0,4}}?{SPACE}जुड़(?:ते|ता|ती)"
+    rf"(?![{DEVANAGARI_LETTER}])",
+    re.IGNORECASE,
+)
+
+
 def divide_without_ko(text: str) -> list[str]:
     """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
     text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
@@ -555,6 +607,15 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             f"{match.group()!r} (reads as running away; write भाग दिया जाना)"
             for match in DIVIDE_BECOMES_RE.finditer(text)
         ]
+        found += [f"{match.group()!r} (a stage of a procedure is a चरण)" for match in STAGE_STEPS_RE.finditer(text)]
+        found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
+        found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
+        if not spoken:
+            found += averages_for_the_mean(text)
+        if not content:
+            for phrase, advice in GLOSSARY["hindi_refused_in_ui"].items():
+                if word_pattern(phrase).search(text):
+                    found.append(f"{phrase!r} (the site's word: {advice!r})")
         found += [f"{month!r} (the Hindi month name)" for month in ENGLISH_MONTH_RE.findall(text)]
         if PRECOMPOSED_NUKTA_RE.search(text):
             found.append("a precomposed nukta letter (use the combining nukta U+093C)")
@@ -1139,6 +1200,58 @@ def test_every_hindi_noun_term_has_one_gender():
         ("पूरा layer", "hi", True),  # layer is feminine
         ("Padding गिना नहीं जाता, padding कभी गिना नहीं जाता", "hi", True),  # a passive agrees with its subject
         ("Padding गिनी नहीं जाती, tokens गिने जाते हैं, window बाँटी गई", "hi", False),
+        # Hindi, issue 40 (sixth reader): one word per concept, and calques
+        ("एक accumulation window के steps को सही क्रम में लगाएँ।", "hi", True),  # stages are चरण
+        ("Auto-tuner के steps को क्रम में लगाएँ; हर step को पिछले step का नतीजा चाहिए।", "hi", True),
+        ("कोर्स जिन steps की सलाह देता है", "hi", True),
+        ("Window के चरणों को सही क्रम में लगाएँ; हर चरण को पिछले चरण का नतीजा चाहिए; 200 steps तक", "hi", False),
+        ("Fix को एक ऐसा denominator चाहिए", "hi", True),
+        ("Fix को एक ऐसा भाजक चाहिए", "hi", False),
+        ("दोनों bitwise identical हैं", "hi", True),
+        ("एक बार `backward()` बुलाता है; `zero_grad()` बुलाएँ", "hi", True),
+        ("एक बार `backward()` call करता है; `zero_grad()` call करें", "hi", False),
+        ("SyncBatchNorm हर micro-step में", "hi", True),
+        ("SyncBatchNorm हर forward pass में; DeepSpeed का `micro_steps` counter", "hi", False),
+        ("Square-root scaling rule से; linear scaling rule", "hi", True),
+        ("Square root नियम से; linear scaling नियम", "hi", False),
+        ('("On the SDEs and Scaling Rules for Adaptive Gradient Algorithms")', "hi", False),  # a title
+        ("BatchNorm samples को आपस में जोड़ देता है", "hi", True),  # couple, not add
+        ("और samples को जोड़ने वाले losses", "hi", True),
+        ("BatchNorm samples को एक-दूसरे पर निर्भर बना देता है; gradients .grad में जुड़ते हैं", "hi", False),
+        ("वह अब तक जुड़े micro-batches को छोटा करती है", "hi", True),
+        ("वह अब तक जुड़े micro-batches के gradient को छोटा करती है", "hi", False),
+        ("Tokens का sum ÷ कुल tokens", "hi", True),
+        ("Token losses का sum ÷ कुल tokens", "hi", False),
+        ("यानी memory के बदले communication", "hi", True),
+        ("यानी communication की क़ीमत पर memory की बचत", "hi", False),
+        ("हर एक जैसी scale की ग़लती", "hi", True),  # scale is masculine
+        ("हर एक जैसे scale की ग़लती, आख़िरी छोटी window सही scale होती है", "hi", False),  # scale होना: scaled
+        ("nanoGPT के train.py का क्रम", "hi", True),  # train.py is a file: feminine
+        ("loop की body; Body लिखी जाती है", "hi", True),  # body is masculine, as in the UI
+        ("loop का body; Body लिखा जाता है; nanoGPT की train.py का क्रम", "hi", False),
+        ("उसे Accumulation steps की संख्या (N) में लिखें", "hi", True),
+        ("उसे accumulation factor (N) में लिखें; DeepSpeed accumulation steps से scale करता है", "hi", False),
+        ("Effective batch का आकार; Micro-batch का आकार", "hi", True),
+        ("Effective batch size; micro-batch size; window का असली आकार", "hi", False),
+        ("262 predicted tokens की जगह; predict होने वाले tokens से", "hi", True),
+        ("Floating-point rounding तक वही gradient", "hi", True),
+        ("Floating-point rounding के फ़र्क़ को छोड़कर वही gradient", "hi", False),
+        ("Data set असंतुलित है; data loader के अंत में", "hi", True),
+        ("Dataset असंतुलित है; dataloader के अंत में; `DataLoaderConfiguration`", "hi", False),
+        ("N backward passes ख़ाली buffers में जुड़ते हैं", "hi", True),  # the gradients add up
+        ("backward, जो .grad में जुड़ता जाता है", "hi", True),
+        ("N backward passes के gradients ख़ाली buffers में जुड़ते हैं", "hi", False),
+        ("64 samples पर average किया हुआ gradient", "hi", True),  # the mean is the glossary's mean
+        ("N micro-batch mean losses का average लेना; औसत gradient", "hi", True),
+        ("उन N औसतों का औसत; दोनों averages बराबर", "hi", True),
+        ("64 samples पर mean लिया हुआ gradient; N micro-batch mean losses का mean", "hi", False),
+        ("DDP ranks के gradients का average लेता है; सभी GPUs के gradients का औसत", "hi", False),  # DDP's
+        ("weights का moving average; running averages; gradient के आकार के अब तक के औसत से; औसतन", "hi", False),
+        ("compare करें; Practice में; पहले clear करने से; यह condition; full pass में", "hi", True),
+        ("तुलना करें; व्यवहार में; पहले साफ़ करने से; यह शर्त; पूरे batch वाले pass में", "hi", False),
+        ("चारों को wrap करने पर", "hi", True),
+        ("चारों को `no_sync()` में लपेटने पर; wrapped optimizer", "hi", False),
+        ("`optimizer.zero_grad()`, जो भी सीमा का इंतज़ार करता है", "hi", True),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
@@ -1153,6 +1266,17 @@ def test_the_token_count_is_refused_in_the_course_and_an_account_is_not_in_the_u
     assert not violations("Ce compte est inactif. Sans compte, le formulaire montre le résultat.", "fr", content=False)
     assert violations("il divise aussi quand aucun compte n’a été calculé", "fr")  # fifth reader
     assert not violations("il divise aussi quand aucun décompte n’a été calculé", "fr")
+
+
+def test_the_site_says_prashn_and_uttar_and_the_course_keeps_saval():
+    """The UI's questions and answers are प्रश्न and उत्तर, and save is सहेजना; the course's texts
+    keep सवाल (its FAQ heading), and a worker that stops responding still "जवाब देना बंद कर देता है"
+    (issue 40, sixth Hindi reader)."""
+    assert violations("प्रश्न-बैंक से चुने गए 30 सवाल, कम से कम 70% सही जवाबों के साथ", "hi", content=False)
+    assert violations("आपका नाम सेव हो गया।", "hi", content=False)
+    assert not violations("प्रश्न-बैंक से चुने गए 30 प्रश्न, कम से कम 70% सही उत्तरों के साथ", "hi", content=False)
+    assert not violations("Worker ने कई बार जवाब देना बंद कर दिया। आपका नाम सहेज लिया गया।", "hi", content=False)
+    assert not violations("सवाल की बुनियाद ही ग़लत है।", "hi")
 
 
 # A name from code keeps its case. The rule that capitalises the English word opening a Hindi

@@ -30,7 +30,7 @@ def test_a_rule_across_fields_is_the_trainer_configs_rule_in_the_forms_words_tra
         assert not form.is_valid()
         # The catalog's French, read through gettext: a reader's rewording never breaks the test.
         wording = (
-            "Accumulation steps (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
+            "Accumulation factor (N) must divide the effective batch size: %(effective)s is not divisible by %(n)s."
         )
         expected = gettext(wording) % {"effective": 30, "n": 4}
         assert form.errors["accumulation_steps"] == [expected]

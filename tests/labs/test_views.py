@@ -102,7 +102,7 @@ def test_a_form_with_several_problems_lists_them_all_at_the_top_by_the_fields_la
     summary = response.text.split('id="lab-form-errors"', 1)[1].split("</div>", 1)[0]
     listed = re.findall(r'<li><a href="#id_(\w+)">([^<]+)</a>: ', summary)
     assert listed == [
-        ("accumulation_steps", "Accumulation steps (N)"),
+        ("accumulation_steps", "Accumulation factor (N)"),
         ("learning_rate", "Learning rate"),
         ("size", "Model size (guides-lm)"),
     ]  # in the form's order, each linked to its field
@@ -116,7 +116,7 @@ def test_the_run_page_names_each_setting_by_the_forms_label(learner_client, lear
     html = learner_client.get(reverse("labs:run", args=[run.pk])).content.decode()
     table = html.split('class="data-table lab-config"', 1)[1].split("</table>", 1)[0]
     headers = re.findall(r'<th scope="row">(.*?)</th>', table)
-    assert headers[:4] == ["Task", "Normalization layer", "Effective batch size", "Accumulation steps (N)"]
+    assert headers[:4] == ["Task", "Normalization layer", "Effective batch size", "Accumulation factor (N)"]
     assert "<code>" not in table and "effective_batch_size" not in table
     french = learner_client.get(reverse("labs:run", args=[run.pk]).replace("/en/", "/fr/", 1)).text
     assert "Taille de lot effective" in french.split('class="data-table lab-config"', 1)[1].split("</table>", 1)[0]
