@@ -2,10 +2,11 @@
 version of the text guides-lm learns from.
 
 A hash of what runs: every Python file in this package (its name, and its syntax tree printed back
-as code without docstrings; comments never reach the tree), in a fixed order. Any change to the
-model, data, loop or metrics changes it, so stored results are not reused and the reference sweeps
-are computed again; a docstring or comment edit does not (ast.unparse prints the tree; the site and
-its workers run one Python, which prints it alike). guides-lm's data is the guides themselves
+as code without docstrings and without the text of messages marked for translation, `gettext_noop`:
+a setting's label and help, an error's wording; comments never reach the tree), in a fixed order.
+Any change to the model, data, loop or metrics changes it, so stored results are not reused and the
+reference sweeps are computed again; a docstring, comment or wording edit does not (ast.unparse prints
+the tree; the site and its workers run one Python, which prints it alike). guides-lm's data is the guides themselves
 (data.py): a hash of the files it reads goes into a guides-lm run's fingerprint, so editing a guide
 trains it again.
 Plain file reading: the web process calls this without torch.
@@ -21,6 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 DIGITS = 12  # LabRun.code_version holds 20 characters
 GUIDE_LANGUAGES = ("en", "hi", "fr")
 DEFAULT_TEXT_DIR = PACKAGE_DIR.parents[1] / "content" / "guides"  # the repository's own guides
+MESSAGE_MARKER = "gettext_noop"  # problems.py: text a learner reads, translated where shown
 
 
 def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
@@ -33,9 +35,11 @@ def training_code_version(package_dir: Path = PACKAGE_DIR) -> str:
 
 
 def code_without_prose(source: str) -> str:
-    """The module as Python runs it: parsed, its docstrings removed, printed back."""
+    """The module as Python runs it: parsed, its docstrings and its messages' text removed, printed back."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == MESSAGE_MARKER:
+            node.args = [ast.Constant("") if isinstance(arg, ast.Constant) else arg for arg in node.args]
         body = getattr(node, "body", None)
         if (
             isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)

@@ -44,15 +44,23 @@ def test_the_code_version_is_a_hash_of_the_training_code_not_its_prose(tmp_path)
     prose = prose.replace('    """The run:', '    """The whole run:', 1) + "\n# a comment about the loop\n"
     loop.write_text(prose)
     assert version.training_code_version(package) == before  # docstrings and comments are not what runs
+    config = package / "config.py"
+    settings_source = config.read_text()
+    assert 'gettext_noop("Effective batch size")' in settings_source  # a label learners read
+    config.write_text(settings_source.replace('gettext_noop("Effective batch size")', 'gettext_noop("Batch size")'))
+    assert version.training_code_version(package) == before  # nor is a label's or a message's wording
+    config.write_text(settings_source.replace("ACCUMULATION_RANGE = (1, 64)", "ACCUMULATION_RANGE = (1, 32)"))
+    assert version.training_code_version(package) != before
+    config.write_text(settings_source)
     loop.write_text(source.replace("momentum=0.9", "momentum=0.8", 1))
     assert version.training_code_version(package) != before
 
 
-def test_results_stored_under_the_byte_hashed_version_are_reused_under_the_syntax_hashed_one(
-    db, learner, tiny_config, monkeypatch
-):
-    """labs/migrations/0005: rows stored by main at edfbb03 (version OLD) get the version and
-    fingerprint of the same code hashed without prose (NEW), so a new submission reuses them."""
+@pytest.mark.parametrize("name", ["0005_code_version_without_prose", "0007_code_version_without_messages"])
+def test_results_stored_under_an_older_hash_of_the_same_code_are_reused(name, db, learner, tiny_config, monkeypatch):
+    """labs/migrations/0005 and 0007: rows stored under the version OLD (main at edfbb03, hashing
+    bytes; at 17f6197, hashing syntax with messages' text) get the version and fingerprint of the
+    same code as hashed now (NEW), so a new submission reuses them."""
     from importlib import import_module
 
     from django.apps import apps
@@ -60,7 +68,7 @@ def test_results_stored_under_the_byte_hashed_version_are_reused_under_the_synta
     from labs import services
     from tests import factories
 
-    migration = import_module("labs.migrations.0005_code_version_without_prose")
+    migration = import_module(f"labs.migrations.{name}")
     digits, guides = tiny_config(seed=7), tiny_config(task="guides-lm", seed=7)
     monkeypatch.setattr("labs.training.config.CODE_VERSION", migration.OLD)  # as edfbb03 stored them
     stored = [
@@ -70,7 +78,7 @@ def test_results_stored_under_the_byte_hashed_version_are_reused_under_the_synta
     stale = factories.lab_run(
         learner, status="succeeded", config=tiny_config(seed=8).to_dict(), fingerprint="not-these-settings"
     )
-    migration.move_results(apps, None)
+    migration.move_results(apps, None, old=migration.OLD, new=migration.NEW)
 
     monkeypatch.setattr("labs.training.config.CODE_VERSION", migration.NEW)  # the code as that commit left it
     for run in (*stored, stale):
