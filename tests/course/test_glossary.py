@@ -521,6 +521,31 @@ PASSES_ADD_RE = re.compile(
 )
 
 
+# Hindi, issue 40 (sixth reader): a window is not divided; its loss is ("आख़िरी window के loss को उसके
+# असली आकार से भाग दें"). "window को … से भाग" and "window … से विभाजित होती है" (the window as the
+# divided thing) are flagged; "window के tokens से विभाजित sum" (the window's count as divisor) is not.
+WINDOW_WORDS = r"(?:window|windows|विंडो)(?:ों|ें)?"
+WORD_IN_CLAUSE = r"[^\s,;:।()|]+"
+NOT_AFTER_WINDOW = "के का की में पर से और या".split()
+WINDOW_DIVIDED_RE = re.compile(
+    rf"(?<![\w{DEVANAGARI_LETTER}.`/_-]){WINDOW_WORDS}{SPACE}को(?:{SPACE}{WORD_IN_CLAUSE}){{0,5}}?{SPACE}से(?:{SPACE}(?:ही|भी))?{SPACE}भाग"
+    rf"|(?<![\w{DEVANAGARI_LETTER}.`/_-]){WINDOW_WORDS}"
+    rf"(?!{SPACE}(?:{alternation(NOT_AFTER_WINDOW)})(?![{DEVANAGARI_LETTER}]))"
+    rf"(?:{SPACE}{WORD_IN_CLAUSE}){{0,4}}?{SPACE}से{SPACE}विभाजित{SPACE}(?:हो|हुई|हुआ)",
+    re.IGNORECASE,
+)
+
+# Hindi, issue 40 (sixth reader): in a spoken summary the data point is सैंपल (the glossary's sample);
+# उदाहरण is an illustration only: "उदाहरण के लिए", "एक छोटा उदाहरण", "हल किया हुआ उदाहरण".
+SPOKEN_EXAMPLE_RE = re.compile(
+    rf"(?<![{DEVANAGARI_LETTER}])(?<!छोटा )(?<!हुआ )उदाहरण(?:ों)?(?![{DEVANAGARI_LETTER}])(?! के लिए)"
+)
+
+# Hindi, issue 40 (sixth reader): ASCII single quotes around Hindi words ('आगे'); the guides quote with
+# “ ” or "…".
+HINDI_SINGLE_QUOTES_RE = re.compile(rf"(?<![\w'])'[^'\n]*[{DEVANAGARI}][^'\n]*'(?![\w'])")
+
+
 def divide_without_ko(text: str) -> list[str]:
     """Read with inline math as a word ("उसका loss $N$ से भाग दिया"), which prose() blanks."""
     text = prose(INLINE_MATH_RE.sub(" x ", text), "hi")
@@ -597,6 +622,19 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         for phrase, advice in GLOSSARY["hindi_refused"].items():
             if word_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
+        for phrase, advice in GLOSSARY["hindi_refused_in_content"].items() if content and not spoken else ():
+            if word_pattern(phrase).search(text):
+                found.append(f"{phrase!r} (write {advice!r})")
+        found += [
+            f"{match.group()!r} (the window's loss is divided: 'window के loss को … से भाग')"
+            for match in WINDOW_DIVIDED_RE.finditer(INLINE_MATH_RE.sub(" x ", text))
+        ]
+        if spoken:
+            found += [
+                f"{match.group()!r} (a data point is सैंपल; उदाहरण is an illustration)"
+                for match in SPOKEN_EXAMPLE_RE.finditer(text)
+            ]
+        found += [f"{match.group()!r} (quote with “ ”)" for match in HINDI_SINGLE_QUOTES_RE.finditer(text)]
         found += divide_without_ko(raw)
         found += divide_without_divisor(raw)
         found += [
@@ -800,6 +838,70 @@ def test_french_faq_answers_have_no_overlong_sentence(folder):
     text = (folder / "fr.md").read_text(encoding="utf-8")
     assert "{#faq}" in text
     assert long_faq_sentences(text) == []
+
+
+# Hindi, issue 40 (sixth reader): the library-history passages of guides 4 and 5 and guide 6's FAQ ran
+# to Hindi sentences of 60 to 110 words, hard to follow when read and worse when heard. A sentence of a
+# Hindi guide's prose (a table row aside) has at most HINDI_SENTENCE_WORDS words, a link counted by its
+# text. A Hindi sentence ends at the danda, ? or !, or at ". " before a capital, a quote or a link.
+HINDI_SENTENCE_WORDS = 60
+LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+HINDI_SENTENCE_END_RE = re.compile(r"(?<=[।?!])[ \u00a0]+|(?<=\.)(?<! al\.)[ \u00a0]+(?=[A-Z*`(\[\"“])")
+
+
+def long_hindi_sentences(text: str) -> list[str]:
+    lines = [LINK_RE.sub(r"\1", line) for line in prose_lines(text) if line and not line.startswith(("#", "|"))]
+    sentences = (s for line in lines for s in HINDI_SENTENCE_END_RE.split(line))
+    return [f"{len(s.split())} words: {s[:60]}…" for s in sentences if len(s.split()) > HINDI_SENTENCE_WORDS]
+
+
+def test_the_hindi_sentence_check_counts_words_and_links():
+    long = " ".join(["शब्द"] * 61) + "।"
+    assert long_hindi_sentences(f"{long}\n") != []
+    short = " ".join(["शब्द"] * 40) + "। " + " ".join(["शब्द"] * 40) + " [लिंक](https://a.b/c d e f)।"
+    assert long_hindi_sentences(f"{short}\n\n| " + " ".join(["शब्द"] * 70) + " |\n") == []
+
+
+@pytest.mark.parametrize("folder", list(guide_folders(CONTENT_DIR)), ids=lambda folder: folder.name)
+def test_hindi_guides_have_no_overlong_sentence(folder):
+    assert long_hindi_sentences((folder / "hi.md").read_text(encoding="utf-8")) == []
+
+
+# Hindi, English and French, issue 40 (sixth Hindi reader): the spoken summaries gave the linear scaling
+# rule "for plain gradient descent"; the guides give it for SGD (Goyal et al. 2017, who used momentum),
+# and guide 5's exercise applies it to momentum SGD. A sentence that names the linear scaling rule does
+# not name plain SGD.
+LINEAR_SCALING_RE = re.compile(r"linear scaling|लीनियर स्केलिंग|mise à l[’']échelle linéaire", re.IGNORECASE)
+PLAIN_SGD_RE = re.compile(
+    r"plain (?:gradient descent|SGD)|सादे? (?:ग्रेडिएंट डिसेंट|SGD|gradient descent)|सादा (?:ग्रेडिएंट डिसेंट|SGD)"
+    r"|descente de gradient simple|SGD simple|SGD sans momentum",
+    re.IGNORECASE,
+)
+ANY_SENTENCE_END_RE = re.compile(r"(?<=[.?!।])[ \u00a0]+|\n")
+
+
+def plain_linear_scaling(text: str) -> list[str]:
+    return [s[:80] for s in ANY_SENTENCE_END_RE.split(text) if LINEAR_SCALING_RE.search(s) and PLAIN_SGD_RE.search(s)]
+
+
+def test_the_linear_scaling_check_flags_plain_gradient_descent():
+    assert plain_linear_scaling("Then the rate. For plain gradient descent, a first guess is linear scaling.")
+    assert plain_linear_scaling("सादे ग्रेडिएंट डिसेंट के लिए पहला अंदाज़ा है लीनियर स्केलिंग।")
+    assert not plain_linear_scaling("For SGD, linear scaling. Test with plain gradient descent.")
+
+
+def course_texts():
+    for folder in guide_folders(CONTENT_DIR):
+        for lang in LANGUAGES:
+            for name in (f"{lang}.md", f"summary.{lang}.txt"):
+                yield pytest.param(folder / name, id=f"{folder.name}/{name}")
+    for slug, path in quiz_files(CONTENT_DIR):
+        yield pytest.param(path, id=f"{slug}/quiz.yaml")
+
+
+@pytest.mark.parametrize("path", list(course_texts()))
+def test_the_linear_scaling_rule_is_not_given_for_plain_sgd(path):
+    assert plain_linear_scaling(path.read_text(encoding="utf-8")) == []
 
 
 @pytest.mark.parametrize(("path", "lang"), list(guide_texts()))
@@ -1146,7 +1248,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("(उसका loss $N$ से भाग दिया गया था)", "hi", True),  # inline math counts as a word
         ("हर loss को 4 से भाग दिया गया है, वह भी N से विभाजित", "hi", False),
         ("weighted sum को weights के sum से भाग देता है; gradients को loss scale से भाग देता है", "hi", False),
-        ("token losses का sum लेकर count से भाग दें; 8 gradients जोड़ते हुए 4 से भाग दें", "hi", False),
+        ("token losses का sum लेकर गिनती से भाग दें; 8 gradients जोड़ते हुए 4 से भाग दें", "hi", False),
         # Hindi, issue 40 (fifth reader): भाग देना says by what, with its verb; विभाजित for a divided
         # quantity; the model is trained; समाना takes no object; five calques
         ("पता करें कि loss को कौन भाग देता है", "hi", True),  # by what?
@@ -1174,7 +1276,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("प्रश्न-बैंक से random चुने गए सवाल", "hi", False),
         ("warmup उतने ही examples को ढके; steps उतने ही examples ढकते हैं", "hi", True),
         ("हर एक दोगुने samples को कवर करने लगता है", "hi", True),
-        ("warmup उतने ही examples तक चले; steps दोगुने samples को cover करते हैं", "hi", False),
+        ("warmup उतने ही samples तक चले; steps दोगुने samples को cover करते हैं", "hi", False),
         ("N ही वह knob है; उसे घटाने वाला lever", "hi", True),
         ("`max_norm` लगभग कभी trigger नहीं होता", "hi", True),
         ("`max_norm` 8 गुना छोटे gradient को लगभग कभी clip नहीं करता", "hi", False),
@@ -1213,7 +1315,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("SyncBatchNorm हर micro-step में", "hi", True),
         ("SyncBatchNorm हर forward pass में; DeepSpeed का `micro_steps` counter", "hi", False),
         ("Square-root scaling rule से; linear scaling rule", "hi", True),
-        ("Square root नियम से; linear scaling नियम", "hi", False),
+        ("वर्गमूल नियम से; linear scaling नियम", "hi", False),
         ('("On the SDEs and Scaling Rules for Adaptive Gradient Algorithms")', "hi", False),  # a title
         ("BatchNorm samples को आपस में जोड़ देता है", "hi", True),  # couple, not add
         ("और samples को जोड़ने वाले losses", "hi", True),
@@ -1252,6 +1354,49 @@ def test_every_hindi_noun_term_has_one_gender():
         ("चारों को wrap करने पर", "hi", True),
         ("चारों को `no_sync()` में लपेटने पर; wrapped optimizer", "hi", False),
         ("`optimizer.zero_grad()`, जो भी सीमा का इंतज़ार करता है", "hi", True),
+        # Hindi, issue 40 (sixth reader): one word per concept, calques, the window's loss divided
+        ("Adam हर update को gradient के अपने running size से भाग देता है", "hi", True),
+        ("Adam हर update को gradient के आकार के अब तक के औसत से भाग देता है", "hi", False),
+        ("momentum के साथ batch sizes साधारण SGD से आगे तक गए", "hi", True),
+        ("momentum के साथ batch sizes सादे SGD से आगे तक गए; साधारण mean loss", "hi", False),
+        ("Trainer count आगे नहीं भेज पाता; window के token count से", "hi", True),
+        ("tokens की गिनती से normalization", "hi", False),
+        ("token-count normalization", "hi", True),
+        ("Trainer गिनती आगे नहीं भेज पाता; `count`, counter और make_samples(count)", "hi", False),
+        ("इस गाइड की हर ग़लती के बावजूद model train होता रहता है", "hi", True),
+        ("इस गाइड में बताई गई हर ग़लती के साथ भी", "hi", False),
+        ("Accumulation को क्या गणना करनी चाहिए", "hi", True),
+        ("Accumulation को क्या निकालना चाहिए; backward के दौरान दोबारा गणना करना", "hi", False),
+        ("recipe के per-GPU batch के बराबर", "hi", True),
+        ("recipe के प्रति-GPU batch के बराबर", "hi", False),
+        ("gradient में noise कम होता है; ज़्यादा noisy statistics", "hi", True),
+        ("gradient में शोर कम होता है; शोर-भरे statistics; gradient noise scale; Noise scale से नीचे", "hi", False),
+        ("step की दिशा ज़्यादातर शोर होती है", "hi", True),  # शोर is masculine
+        ("कुछ गुंजाइश छोड़कर सबसे बड़ा micro-batch; 2 GB का margin", "hi", True),
+        ("कुछ headroom छोड़कर सबसे बड़ा micro-batch; summation order के फ़र्क़ की गुंजाइश", "hi", False),
+        ("256 examples का batch; हर example का gradient", "hi", True),
+        ("256 samples का batch; हर sample का gradient; Accelerate का उदाहरण", "hi", False),
+        ("For plain gradient descent, 256 examples per step.", "en", True),
+        ("For example, 256 samples; a worked example; PyTorch's Automatic Mixed Precision examples", "en", False),
+        ("textbook वाला scale; किताबों वाली recipe", "hi", True),
+        ("किताबी scale; किताबी recipe", "hi", False),
+        ("Adam के लिए square root; square-root नियम", "hi", True),
+        ("Adam के लिए वर्गमूल; वर्गमूल नियम", "hi", False),
+        ("Accumulation शायद ही कभी शोर मचाकर fail होता है", "hi", True),
+        ("यह गाइड हाथ से करने वाले काम की है", "hi", True),
+        ("# Reference: पूरी window एक batch के रूप में", "hi", True),
+        ("# संदर्भ: पूरी window एक batch के रूप में; Reference runs के नतीजे", "hi", False),
+        ("pretrained weights लोड होते ही; `sync_gradients` सेट हो", "hi", True),
+        ("pretrained weights load होते ही; `sync_gradients` set हो; पासवर्ड रीसेट", "hi", False),
+        ("इस run के लिए DeepSpeed का setting", "hi", True),  # setting is feminine, like settings
+        ("इस run के लिए DeepSpeed की setting", "hi", False),
+        ("आख़िरी अधूरी window को उसके असली आकार से भाग देते हुए", "hi", True),
+        ("आख़िरी window को भी पूरे N से ही भाग दिया जाता है", "hi", True),
+        ("आख़िरी, छोटी window अपने ही size से विभाजित होती है", "hi", True),
+        ("आख़िरी अधूरी window के loss को उसके असली आकार से भाग देते हुए", "hi", False),
+        ("window के कुल tokens से विभाजित sum; window का loss पूरे factor से विभाजित होता है", "hi", False),
+        ("यहाँ 'आगे' का मतलब", "hi", True),
+        ("यहाँ “आगे” का मतलब; Adam's state", "hi", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
@@ -1343,6 +1488,20 @@ def test_the_check_reads_a_spoken_summarys_devanagari_terms():
     assert violations("बैच नॉर्मलाइज़ेशन सिर्फ़ माइक्रो-बैच को देखता है", "hi", spoken=True)
     assert not violations("बैच नॉर्म सिर्फ़ माइक्रो-बैच को देखता है; ग्रुप नॉर्मलाइज़ेशन वाला पेपर", "hi", spoken=True)
     assert violations("लूप की तुलना से वह चलते हुए जोड़ को दोबारा स्केल करता है", "hi", spoken=True)
+    # Hindi, issue 40 (sixth reader): the data point is सैंपल; उदाहरण is an illustration; लोड is said
+    assert violations("रेसिपी दो सौ छप्पन उदाहरणों का बैच माँगती है", "hi", spoken=True)
+    assert violations("ताकि कोई लंबा उदाहरण घंटों बाद ट्रेनिंग को क्रैश न कर दे", "hi", spoken=True)
+    assert not violations("रेसिपी दो सौ छप्पन सैंपलों का बैच माँगती है। एक छोटा उदाहरण।", "hi", spoken=True)
+    assert not violations("उदाहरण के लिए, मिक्सचर-ऑफ़-एक्सपर्ट्स के लोड-बैलेंसिंग लॉस", "hi", spoken=True)
+    assert violations("बैच के अनुपात का स्क्वेयर रूट; रेसिपी निभाने", "hi", spoken=True)
+    assert violations("जो थोड़ी गुंजाइश के साथ आपके बजट में आए", "hi", spoken=True)
+    assert not violations("जो थोड़ा हेडरूम छोड़कर आपके बजट में आए", "hi", spoken=True)
+
+
+def test_the_site_keeps_its_devanagari_load_and_set():
+    """The UI says "पेज दोबारा लोड करें" and "पासवर्ड रीसेट": `hindi_refused_in_content` is the course's."""
+    assert not violations("गाइड लोड हो रही हैं। पेज दोबारा लोड करें।", "hi", content=False)
+    assert violations("गाइड लोड हो रही हैं।", "hi")
 
 
 # English, issue 40 (fourth reader): G is the number of GPUs in every guide (B = b × N × G); guide 6

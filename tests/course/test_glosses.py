@@ -46,6 +46,9 @@ def test_the_glossary_glosses_in_hindi_only_the_words_a_hindi_medium_learner_kno
         "ग्रेडिएंट संचय (gradient accumulation)",
         "QR कोड",
         "On the SDEs and Scaling Rules for Adaptive Gradient Algorithms",
+        "noise scale",  # the name of the quantity; plain noise is शोर (issue 40, sixth Hindi reader)
+        "Noise scale",
+        "Automatic Mixed Precision examples",  # PyTorch's notes, quoted
     )
     assert not load_glosses(settings.CONTENT_DIR, "en")
     assert not load_glosses(settings.CONTENT_DIR, "fr")

@@ -72,22 +72,28 @@ PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}")
 WORD_RE = re.compile(r"[A-Za-z]{3,}")
 
 
-def test_french_blocks_and_tabs_print_french():
-    """What a block prints is translated with it (content/AUTHORING.md): a French block or tab that
-    prints the English block's very words shows the learner English (issue 40, third French reader:
-    guide 7's blocks and every tab printed « last layer's weights »)."""
+def untranslated_printed_strings(lang: str) -> list[str]:
     found = []
     for folder in guide_folders(settings.CONTENT_DIR):
-        bodies = {lang: load_guide_file(folder / f"{lang}.md").body for lang in ("en", "fr")}
+        bodies = {code: load_guide_file(folder / f"{code}.md").body for code in ("en", lang)}
         codes = {
-            lang: [*runnable_blocks(body), *(code for tabs in framework_tab_sets(body) for code in tabs.values())]
-            for lang, body in bodies.items()
+            code: [*runnable_blocks(body), *(block for tabs in framework_tab_sets(body) for block in tabs.values())]
+            for code, body in bodies.items()
         }
-        for english, french in zip(codes["en"], codes["fr"], strict=True):
-            for said_en, said_fr in zip(_printed_strings(english), _printed_strings(french), strict=False):
-                if said_en == said_fr and WORD_RE.search(PLACEHOLDER_RE.sub(" ", said_en)):
-                    found.append(f"{folder.name}: {said_fr}")
-    assert found == []
+        for english, translated in zip(codes["en"], codes[lang], strict=True):
+            for said_en, said in zip(_printed_strings(english), _printed_strings(translated), strict=False):
+                if said_en == said and WORD_RE.search(PLACEHOLDER_RE.sub(" ", said_en)):
+                    found.append(f"{folder.name}: {said}")
+    return found
+
+
+@pytest.mark.parametrize("lang", ["fr", "hi"])
+def test_translated_blocks_and_tabs_print_their_language(lang):
+    """What a block prints is translated with it (content/AUTHORING.md): a French or Hindi block or tab
+    that prints the English block's very words shows the learner English (issue 40, third French reader:
+    guide 7's blocks and every tab printed « last layer's weights »; sixth Hindi reader: guide 4's
+    "embedding of token 0:", guide 7's "peak above start", "passed")."""
+    assert untranslated_printed_strings(lang) == []
 
 
 @pytest.fixture(scope="module")
