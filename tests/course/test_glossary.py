@@ -1548,3 +1548,42 @@ def test_g_names_the_gpus_and_never_a_gradient():
                 f"{slug}/quiz.yaml/{lang}: {hit}" for hit in gradients_named_g("\n".join(localized_strings(data, lang)))
             ]
     assert found == []
+
+
+# The course's main bug is a missing division by N. Code blocks divide on the line before the
+# backward; a sentence or a quiz text that quotes the scaler call alone shows the whole rule, so
+# it shows the division too (issue 40: guide 5 wrote `scaler.scale(loss).backward()`).
+UNDIVIDED_SCALED_BACKWARD_RE = re.compile(r"scaler\.scale\(\s*loss\s*\)\.backward\(\)")
+
+
+def undivided_scaled_backwards(text: str) -> list[str]:
+    return UNDIVIDED_SCALED_BACKWARD_RE.findall(text)
+
+
+def scaled_backward_texts():
+    for folder in guide_folders(CONTENT_DIR):
+        for lang in LANGUAGES:
+            for name in (f"{lang}.md", f"summary.{lang}.txt"):
+                path = folder / name
+                yield pytest.param("\n".join(prose_lines(path.read_text(encoding="utf-8"))), id=f"{folder.name}/{name}")
+    for slug, path in quiz_files(CONTENT_DIR):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        for lang in LANGUAGES:
+            yield pytest.param("\n".join(localized_strings(data, lang)), id=f"{slug}/quiz.yaml/{lang}")
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("each micro-batch calls `scaler.scale(loss).backward()`", True),
+        ("each micro-batch calls `scaler.scale(loss / N).backward()`", False),
+        ("```python\nloss = loss_fn(model(x), y) / N\nscaler.scale(loss).backward()\n```\n", False),
+    ],
+)
+def test_the_scaled_backward_check_flags_a_quoted_call_without_the_division(text, flagged):
+    assert bool(undivided_scaled_backwards("\n".join(prose_lines(text)))) is flagged
+
+
+@pytest.mark.parametrize("text", list(scaled_backward_texts()))
+def test_a_quoted_scaled_backward_shows_the_division(text):
+    assert undivided_scaled_backwards(text) == []
