@@ -2,7 +2,9 @@
 training mode it still normalizes each micro-batch of 2 with its own statistics and updates its
 running statistics N times per step, so the accumulated gradient is not the large batch's. `m.eval()`
 after `model.train()` makes the layer apply its fixed running statistics: the running statistics no
-longer move and accumulation gives the large batch's gradient.
+longer move and accumulation gives the large batch's gradient. After N training forwards with
+momentum m, the running statistics keep (1 - m) ** N of their value from before the window (the
+exam's `drawn-running-stat-weight` key), checked for every draw of its m and N.
 
 (torchvision's `FrozenBatchNorm2d`, which the explanation also names, computes from the same fixed
 buffers: https://github.com/pytorch/vision/blob/v0.29.1/torchvision/ops/misc.py#L14; torchvision is not a
@@ -84,4 +86,22 @@ acc, full = accumulated(use_eval=True)
 assert relative_difference(acc, full) < 1e-12, relative_difference(acc, full)
 assert torch.equal(batchnorm(acc).running_mean, batchnorm(PRETRAINED).running_mean)
 assert batchnorm(acc).num_batches_tracked.item() == before
+
+# The weight the running mean keeps from before the window: shift its start by 1, run the same
+# micro-batches, and the end moves by (1 - m) ** N (PyTorch: new = (1 - m) * old + m * batch mean).
+for momentum in (0.05, 0.1, 0.2):
+    for windows in (2, 4, 8):
+        ends = []
+        for shift in (0.0, 1.0):
+            model = copy.deepcopy(PRETRAINED)
+            prepare(model, use_eval=False)
+            layer = batchnorm(model)
+            layer.momentum = momentum
+            with torch.no_grad():
+                layer.running_mean += shift
+                for x in X.chunk(N)[:windows]:
+                    model(x)
+            ends.append(layer.running_mean.clone())
+        kept = ends[1] - ends[0]
+        assert torch.allclose(kept, torch.full_like(kept, (1 - momentum) ** windows), rtol=0, atol=1e-12), kept
 print("requires_grad_(False): gradients differ from the large batch, statistics updated 16 times; eval(): exact")
