@@ -7,6 +7,7 @@ a translation, its placeholders (%(name)s) and HTML tags are skipped too.
 """
 
 import ast
+import itertools
 import re
 from pathlib import Path
 
@@ -359,7 +360,7 @@ FRENCH_ARTICLE_AFTER = {"par"}
 def french_phrase_pattern(phrase: str) -> re.Pattern:
     words = phrase.split(" ")
     body = re.escape(words[0])
-    for before, word in zip(words, words[1:]):
+    for before, word in itertools.pairwise(words):
         article = r"(?:(?:les|le|la)[ \u00a0]|l[’'])?" if before.lower() in FRENCH_ARTICLE_AFTER else ""
         body += rf"[ \u00a0]{article}(?:n[’'])?{re.escape(word)}"
     return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){body}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
@@ -383,7 +384,8 @@ TRADE_COMMUNICATION_RE = re.compile(
 # A model is not « N fois trop grand »: its loss or its gradient is (« la perte des modèles … était N
 # fois trop grande »). Masculine plural « trop grands » after « modèles », with no gradient or step between.
 MODELS_TOO_BIG_RE = re.compile(
-    r"(?<![\w-])modèles(?:(?!gradients?|pas(?![\w-])|pertes?|normes?)[^.;:?!]){0,80}?fois[ \u00a0]trop[ \u00a0]grands(?![\w-])",
+    r"(?<![\w-])modèles(?:(?!gradients?|pas(?![\w-])|pertes?|normes?)[^.;:?!]){0,80}?"
+    r"fois[ \u00a0]trop[ \u00a0]grands(?![\w-])",
     re.IGNORECASE,
 )
 # BatchNorm in running prose takes its article, as the glossary's term « la BatchNorm »: as a subject
@@ -394,7 +396,8 @@ MODELS_TOO_BIG_RE = re.compile(
 NORM_NAME = r"(?:Layer|Group|RMS|Instance|Batch)Norm"
 NOT_AFTER_A_NORM = "".join(rf"(?<!{name}Norm)" for name in ("Layer", "Group", "RMS", "Instance", "Batch"))
 BATCHNORM_BARE_RE = re.compile(
-    rf"(?:(?:^|(?<=[.;:!?(]))[ \u00a0]*|(?<![\w-])(?:[Aa]vec|(?<![Pp]as[ \u00a0])[Dd]e|[Qq]ue|[Pp]our|laisse|donne[ \u00a0]à)[ \u00a0]"
+    rf"(?:(?:^|(?<=[.;:!?(]))[ \u00a0]*"
+    rf"|(?<![\w-])(?:[Aa]vec|(?<![Pp]as[ \u00a0])[Dd]e|[Qq]ue|[Pp]our|laisse|donne[ \u00a0]à)[ \u00a0]"
     rf"|{NOT_AFTER_A_NORM},[ \u00a0])BatchNorm(?![\w-])(?![ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})",
     re.MULTILINE,
 )
@@ -1384,8 +1387,12 @@ def test_every_hindi_noun_term_has_one_gender():
         ("il réduit la contribution des micro-lots déjà sommés ; la part des premiers micro-lots", "fr", False),
         # « échanger A contre B » gives A: no_sync saves communication
         ("Vous échangez de la communication contre de la mémoire.", "fr", True),
-        ("Vous économisez de la communication au prix de la mémoire ; échangeant de la communication "
-         "supplémentaire contre de la mémoire ; l’accumulation échange du temps contre de la mémoire", "fr", False),
+        (
+            "Vous économisez de la communication au prix de la mémoire ; échangeant de la communication "
+            "supplémentaire contre de la mémoire ; l’accumulation échange du temps contre de la mémoire",
+            "fr",
+            False,
+        ),
         # a model is not N times too large; its loss is
         ("et les modèles qui acceptent le décompte étaient de nouveau N fois trop grands", "fr", True),
         ("et la perte des modèles qui acceptent le décompte était de nouveau N fois trop grande", "fr", False),
