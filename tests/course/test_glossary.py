@@ -7,6 +7,7 @@ a translation, its placeholders (%(name)s) and HTML tags are skipped too.
 """
 
 import ast
+import itertools
 import re
 from pathlib import Path
 
@@ -349,6 +350,77 @@ def french_sixth_reader(raw: str, text: str) -> list[str]:
     return [f"{match.group()!r} ({advice})" for source, pattern, advice in checks for match in pattern.finditer(source)]
 
 
+# French, issue 40 (seventh reader). A refused phrase still matches when a negation or an article is
+# inserted into it: « GPU qui n’acceptent que 16 exemples » is « GPU qui acceptent », « normalisée par
+# les tokens » is « normalisée par tokens ». « n’ » may stand before any word after the first; an
+# article may follow « par ».
+FRENCH_ARTICLE_AFTER = {"par"}
+
+
+def french_phrase_pattern(phrase: str) -> re.Pattern:
+    words = phrase.split(" ")
+    body = re.escape(words[0])
+    for before, word in itertools.pairwise(words):
+        article = r"(?:(?:les|le|la)[ \u00a0]|l[’'])?" if before.lower() in FRENCH_ARTICLE_AFTER else ""
+        body += rf"[ \u00a0]{article}(?:n[’'])?{re.escape(word)}"
+    return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){body}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
+
+
+# Clipping scales down what the summed micro-batches contribute; « réduire un micro-lot » is to make it
+# smaller (fewer examples): « réduit la contribution des micro-lots déjà sommés ».
+CLIP_SHRINKS_RE = re.compile(
+    r"(?<![\w-])rédui(?:t|sent|rait|raient|re|sant)[ \u00a0](?:les|des)[ \u00a0]"
+    r"(?:(?:premiers|derniers|autres)[ \u00a0])?micro-lots(?![\w-])",
+    re.IGNORECASE,
+)
+# « échanger A contre B » gives A to get B. The course's communication is what no_sync saves, so
+# « échanger de la communication contre de la mémoire » says the opposite: « économiser de la
+# communication au prix de la mémoire ». Communication as the price says so: « supplémentaire ».
+TRADE_COMMUNICATION_RE = re.compile(
+    r"(?<![\w-])échang\w*[ \u00a0](?:de[ \u00a0]la[ \u00a0]|la[ \u00a0])?communication"
+    r"(?![ \u00a0]supplémentaire)[ \u00a0]contre(?![\w-])",
+    re.IGNORECASE,
+)
+# A model is not « N fois trop grand »: its loss or its gradient is (« la perte des modèles … était N
+# fois trop grande »). Masculine plural « trop grands » after « modèles », with no gradient or step between.
+MODELS_TOO_BIG_RE = re.compile(
+    r"(?<![\w-])modèles(?:(?!gradients?|pas(?![\w-])|pertes?|normes?)[^.;:?!]){0,80}?"
+    r"fois[ \u00a0]trop[ \u00a0]grands(?![\w-])",
+    re.IGNORECASE,
+)
+# BatchNorm in running prose takes its article, as the glossary's term « la BatchNorm »: as a subject
+# (« La BatchNorm ne la respecte pas »), after « avec », « de », « que », « pour » (« les statistiques de
+# la BatchNorm »). Bare it stays as a modifier (« couches BatchNorm », « réseau à BatchNorm », « ghost
+# BatchNorm »), for its absence (« sans BatchNorm ni dropout », « pas de BatchNorm »), in a list of
+# norms (« LayerNorm, GroupNorm et BatchNorm »), a table or a heading.
+NORM_NAME = r"(?:Layer|Group|RMS|Instance|Batch)Norm"
+NOT_AFTER_A_NORM = "".join(rf"(?<!{name}Norm)" for name in ("Layer", "Group", "RMS", "Instance", "Batch"))
+BATCHNORM_BARE_RE = re.compile(
+    rf"(?:(?:^|(?<=[.;:!?(]))[ \u00a0]*"
+    rf"|(?<![\w-])(?:[Aa]vec|(?<![Pp]as[ \u00a0])[Dd]e|[Qq]ue|[Pp]our|laisse|donne[ \u00a0]à)[ \u00a0]"
+    rf"|{NOT_AFTER_A_NORM},[ \u00a0])BatchNorm(?![\w-])(?![ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})",
+    re.MULTILINE,
+)
+
+
+def batchnorm_without_article(text: str) -> list[str]:
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith(("|", "#"))]
+    return [
+        f"{match.group().strip()!r} (running prose: « la BatchNorm »)"
+        for match in BATCHNORM_BARE_RE.finditer("\n".join(lines))
+    ]
+
+
+def french_seventh_reader(text: str) -> list[str]:
+    """The seventh French reader's classes (issue 40), on the prose."""
+    checks = [
+        (CLIP_SHRINKS_RE, "clipping scales their contribution: « réduit la contribution des micro-lots »"),
+        (TRADE_COMMUNICATION_RE, "no_sync saves communication: « économise la communication au prix de la mémoire »"),
+        (MODELS_TOO_BIG_RE, "the loss is too large, not the model: « la perte des modèles … N fois trop grande »"),
+    ]
+    return [f"{match.group()!r} ({advice})" for pattern, advice in checks for match in pattern.finditer(text)]
+
+
 # Words of two or more capitals (a final s allowed): abbreviations and names. Not a line number (L125)
 # nor a variable (B1).
 ABBREVIATION_RE = re.compile(r"(?<![\w./#-])[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*s?(?![\w./(-])")
@@ -592,7 +664,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
     if lang == "fr":
         refused = GLOSSARY["french_refused"] | (GLOSSARY["french_refused_in_content"] if content else {})
         for phrase, advice in refused.items():
-            if word_pattern(phrase).search(text):
+            if french_phrase_pattern(phrase).search(text):
                 found.append(f"{phrase!r} (write {advice!r})")
         found += [
             f"{match.group()!r} (reads as 'for example'; write « rapporté au nombre d’exemples … »)"
@@ -612,6 +684,9 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             for match in COMPARATIVE_AUCUN_RE.finditer(text)
         ]
         found += french_sixth_reader(raw, text)
+        found += french_seventh_reader(text)
+        if content:  # the site's labels and preset titles name the layer bare, as a table or a heading
+            found += batchnorm_without_article(text)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -1073,7 +1148,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("des pertes normalisées par tokens ; un GPU qui accepte 32 images", "fr", True),
         ("normalisées par le nombre de tokens ; un GPU où tiennent 32 images", "fr", False),
         ("Impossible d’entraîner le modèle avec la BatchNorm ; un CNN à BatchNorm est entraîné", "fr", False),
-        ("Le préréglage entraîne un MLP avec BatchNorm ; une couche BatchNorm est entraînée", "fr", False),
+        ("Le préréglage entraîne un MLP à BatchNorm ; une couche BatchNorm est entraînée", "fr", False),
         ("Une configuration déjà entraînée n’est pas réentraînée", "fr", True),
         ("Une exécution aux réglages identiques avait déjà été entraînée", "fr", True),
         ("Une configuration déjà exécutée n’est pas relancée ; les exécutions entraînent le modèle", "fr", False),
@@ -1302,6 +1377,39 @@ def test_every_hindi_noun_term_has_one_gender():
         ("पूरा layer", "hi", True),  # layer is feminine
         ("Padding गिना नहीं जाता, padding कभी गिना नहीं जाता", "hi", True),  # a passive agrees with its subject
         ("Padding गिनी नहीं जाती, tokens गिने जाते हैं, window बाँटी गई", "hi", False),
+        # French, issue 40 (seventh reader): a refused phrase with « n’ » or an article inserted
+        ("doit passer sur 2 GPU qui n’acceptent que 16 exemples chacun", "fr", True),
+        ("Écrire une fenêtre normalisée par les tokens", "fr", True),
+        ("sur 2 GPU où ne tiennent que 16 exemples ; une fenêtre normalisée par le nombre de tokens", "fr", False),
+        # clipping scales the contribution of micro-batches, it does not make them smaller
+        ("il réduit les micro-lots déjà sommés, et eux seuls", "fr", True),
+        ("un clipping précoce réduirait les premiers micro-lots de la fenêtre", "fr", True),
+        ("il réduit la contribution des micro-lots déjà sommés ; la part des premiers micro-lots", "fr", False),
+        # « échanger A contre B » gives A: no_sync saves communication
+        ("Vous échangez de la communication contre de la mémoire.", "fr", True),
+        (
+            "Vous économisez de la communication au prix de la mémoire ; échangeant de la communication "
+            "supplémentaire contre de la mémoire ; l’accumulation échange du temps contre de la mémoire",
+            "fr",
+            False,
+        ),
+        # a model is not N times too large; its loss is
+        ("et les modèles qui acceptent le décompte étaient de nouveau N fois trop grands", "fr", True),
+        ("et la perte des modèles qui acceptent le décompte était de nouveau N fois trop grande", "fr", False),
+        ("pour les modèles dont les gradients étaient N fois trop grands", "fr", False),
+        # one form for BatchNorm in running prose: « la BatchNorm »
+        ("Avec BatchNorm, quatre micro-lots de 8 ne valent pas un lot de 32.", "fr", True),
+        ("Les couches de normalisation. BatchNorm ne la respecte pas.", "fr", True),
+        ("les statistiques de BatchNorm ; un MLP entraîné avec BatchNorm", "fr", True),
+        ("les couches qui calculent des statistiques sur le lot, BatchNorm en tête", "fr", True),
+        (
+            "Avec la BatchNorm, quatre micro-lots. La BatchNorm ne la respecte pas ; un réseau à BatchNorm, "
+            "des couches BatchNorm, une ghost BatchNorm, `nn.BatchNorm2d`, FrozenBatchNorm2d, SyncBatchNorm ; "
+            "sans BatchNorm ni dropout ; il n’a pas de BatchNorm ; LayerNorm, GroupNorm et BatchNorm gelée",
+            "fr",
+            False,
+        ),
+        ("| BatchNorm | oui |\n## BatchNorm et accumulation", "fr", False),  # tables and headings
         # Hindi, issue 40 (sixth reader): one word per concept, and calques
         ("एक accumulation window के steps को सही क्रम में लगाएँ।", "hi", True),  # stages are चरण
         ("Auto-tuner के steps को क्रम में लगाएँ; हर step को पिछले step का नतीजा चाहिए।", "hi", True),
