@@ -421,6 +421,59 @@ def french_seventh_reader(text: str) -> list[str]:
     return [f"{match.group()!r} ({advice})" for pattern, advice in checks for match in pattern.finditer(text)]
 
 
+# French, issue 40 (seventh reader). « derrière » is "behind" (« le lot derrière le gradient », « les
+# nombres derrière cette figure »): write « le lot sur lequel est calculé le gradient », « les données de
+# cette figure ». A scheduler that is stepped is not « avancé » (read as "advanced"): « qu’on fait avancer »,
+# « le scheduler avance ». A GPU does not hold or accept examples (« 8 GPU qui tiennent 32 exemples »,
+# « chaque GPU accepte un micro-lot »): « 8 GPU où tiennent 32 exemples ». « combien de fois le nombre
+# minimal … faut-il » is English: « combien de pas faut-il, en multiples de S_min ». The digits data set
+# has one name, « le jeu de données digits », and a model trained on it is « entraîné sur digits » (not
+# « CNN de chiffres », « MLP des chiffres manuscrits », « CNN sur digits »). « exactitude » is accuracy
+# only; the exactness of the accumulation is said with « exact » (« l’accumulation n’est plus exacte »).
+# The setting is « la taille de lot effective » wherever a number is meant (« taille de lot effective 64 »,
+# « la taille de lot effective ÷ N », « taille de lot effective B »); « le lot effectif » is the batch.
+BEHIND_RE = re.compile(
+    r"(?<![\w-])(?:lots?|exemples?|nombres?|données|ceux|celui|celles?|statistiques)[ \u00a0]derrière(?![\w-])",
+    re.IGNORECASE,
+)
+STEPPED_RE = re.compile(
+    r"(?<![\w-])schedulers?[ \u00a0](?:(?:est|sont|soit|a[ \u00a0]été)[ \u00a0])?avancés?(?![\w-])", re.IGNORECASE
+)
+GPU_HOLDS_RE = re.compile(
+    r"(?<![\w-])GPU[ \u00a0](?:qui[ \u00a0](?:accept\w*|tien(?:t|nent))|accept(?:e|ent))(?![\w-])", re.IGNORECASE
+)
+HOW_MANY_TIMES_RE = re.compile(r"(?<![\w-])combien[ \u00a0]de[ \u00a0]fois[ \u00a0]le[ \u00a0]nombre(?![\w-])", re.I)
+DIGITS_NAME_RE = re.compile(
+    r"(?<![\w-])(?:CNN|MLP|modèle)s?[ \u00a0](?:de|des|sur)[ \u00a0](?:chiffres|digits)(?![\w-])", re.IGNORECASE
+)
+EXACTNESS_RE = re.compile(
+    r"(?<![\w-])exception[^.;:?!]{0,20}?[ \u00a0]à[ \u00a0]l[’']exactitude(?![\w-])"
+    r"|(?<![\w-])exactitude[ \u00a0]d(?:e[ \u00a0]l[’']|u[ \u00a0]|e[ \u00a0]la[ \u00a0]|es[ \u00a0])"
+    r"(?:accumulation|gradients?|boucles?|calculs?|équivalence|résultats?)(?![\w-])",
+    re.IGNORECASE,
+)
+EFFECTIVE_SIZE_RE = re.compile(
+    r"(?<![\w-])[Ll]ots?[ \u00a0]effectifs?(?:[ \u00a0]\(?(?:\d|[A-Z](?![\w’'-])|÷|/|divisé|d[’']au[ \u00a0]plus)"
+    r"|[ \u00a0]vaut[ \u00a0]\d)"
+    r"|^[ \u00a0]*[Ll]ots?[ \u00a0]effectifs?[ \u00a0]*$"
+    r"|[×÷][ \u00a0]lots?[ \u00a0]effectifs?(?![\w-])"
+)
+
+
+def french_seventh_reader_quizzes(text: str) -> list[str]:
+    """The seventh French reader's classes (issue 40), on the prose."""
+    checks = [
+        (BEHIND_RE, "« derrière » is 'behind': « le lot sur lequel est calculé le gradient », « les données de »"),
+        (STEPPED_RE, "reads as 'advanced': « qu’on fait avancer », « le scheduler avance »"),
+        (GPU_HOLDS_RE, "a GPU holds nothing: « GPU où tiennent 32 exemples »"),
+        (HOW_MANY_TIMES_RE, "« combien de pas faut-il, en multiples de S_min »"),
+        (DIGITS_NAME_RE, "one name: « le jeu de données digits », « entraîné sur digits »"),
+        (EXACTNESS_RE, "« exactitude » is accuracy: « l’accumulation n’est plus exacte »"),
+        (EFFECTIVE_SIZE_RE, "a number is a size: « taille de lot effective »"),
+    ]
+    return [f"{match.group()!r} ({advice})" for pattern, advice in checks for match in pattern.finditer(text)]
+
+
 # Words of two or more capitals (a final s allowed): abbreviations and names. Not a line number (L125)
 # nor a variable (B1).
 ABBREVIATION_RE = re.compile(r"(?<![\w./#-])[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*s?(?![\w./(-])")
@@ -687,6 +740,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += french_seventh_reader(text)
         if content:  # the site's labels and preset titles name the layer bare, as a table or a heading
             found += batchnorm_without_article(text)
+        found += french_seventh_reader_quizzes(text)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -1123,7 +1177,36 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Garder la BatchNorm et accumuler ; remplacer la BatchNorm par GroupNorm", "fr", False),
         ("**Protéger les mises à jour de bibliothèques.**", "fr", True),
         ("Ici vient une figure tirée des exécutions de référence.", "fr", True),
-        ("Ici prendra place une figure tirée des exécutions de référence.", "fr", False),
+        ("Ici prendra place une figure tirée des exécutions de référence.", "fr", True),
+        ("Une figure tirée des exécutions de référence s’affichera ici.", "fr", False),
+        # French, issue 40 (seventh reader): calques and one name per setting (french_seventh_reader)
+        ("Augmenter N n’agrandit que le lot derrière le gradient", "fr", True),
+        ("Les nombres derrière cette figure ; jamais ceux derrière les statistiques", "fr", True),
+        ("Augmenter N n’agrandit que le lot sur lequel est calculé le gradient ; derrière la boucle", "fr", False),
+        ("un scheduler avancé à chaque micro-lot ; Le scheduler est avancé", "fr", True),
+        ("un scheduler qu’on fait avancer à chaque micro-lot ; le scheduler avance ; un usage avancé", "fr", False),
+        ("Vous avez 8 GPU qui tiennent 32 exemples chacun", "fr", True),
+        ("et chaque GPU accepte un micro-lot d’au plus 8 exemples", "fr", True),
+        ("8 GPU, et 32 exemples tiennent sur chacun ; un seul GPU, où tiennent 32 images", "fr", False),
+        ("combien de fois le nombre minimal de pas S_min faut-il ?", "fr", True),
+        ("combien de pas faut-il, en multiples du nombre minimal S_min ? combien de fois il avance", "fr", False),
+        ("un CNN de chiffres ; le MLP des chiffres manuscrits ; CNN sur digits", "fr", True),
+        ("un CNN entraîné sur le jeu de données digits (chiffres manuscrits)", "fr", False),
+        ("BatchNorm est l’exception connue à l’exactitude", "fr", True),
+        ("l’exactitude de l’accumulation", "fr", True),
+        ("l’accumulation n’est plus exacte ; les exactitudes finales ; l’exactitude en validation", "fr", False),
+        ("Micro-lot 4, N = 16 (lot effectif 64)", "fr", True),
+        ("Le micro-lot vaut le lot effectif ÷ N ; le nouveau lot effectif divisé par l’ancien", "fr", True),
+        ("lot effectif B ; un lot effectif d’au plus 64 ; (pas × lot effectif)", "fr", True),
+        ("Lot effectif", "fr", True),
+        ("(taille de lot effective 64) ; la taille de lot effective ÷ N", "fr", False),
+        ("tout le lot effectif ; un lot effectif de 64 ; la moitié du lot effectif", "fr", False),
+        ("Taille de lot effective = micro-lot × N × nombre de GPU ; résolvez pour N.", "fr", True),
+        ("Taille de lot effective = micro-lot × N × nombre de GPU ; isolez N.", "fr", False),
+        ("le warmup se termine N fois trop tôt ; Geler la BatchNorm en mode eval", "fr", True),
+        ("le warmup se termine N fois trop vite ; en mode évaluation, avec `model.eval()`", "fr", False),
+        ("Nom tel que délivré ; ce que certifie le certificat ; Chaque bon point prévient", "fr", True),
+        ("Nom figurant sur le certificat ; ce qu’atteste le certificat ; un bon point de départ", "fr", False),
         ("Vous entraînez avec DDP sur 2 GPU et votre carte tombe en panne", "fr", True),
         ("Vous entraînez le modèle avec DDP ; un entraînement avec accumulation", "fr", False),
         ("le pas de l’optimiseur, le nombre d’étapes d’accumulation", "fr", True),
