@@ -668,7 +668,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (a stage of a procedure is a चरण)" for match in STAGE_STEPS_RE.finditer(text)]
         found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
-        found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(raw)]
+        found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(text)]
         if not spoken:
             found += averages_for_the_mean(text)
         if not content:
