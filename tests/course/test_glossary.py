@@ -703,6 +703,26 @@ def whole_sample_weights(text: str, lang: str) -> list[str]:
     ]
 
 
+# Hindi, issue 40 (seventh reader): जोड़ is the sum in this course; "queries[i] का जोड़ keys[i]"
+# reads as "the sum of queries[i] is keys[i]". A partner is जोड़ीदार.
+PAIR_SUM_RE = re.compile(r"का[ \u00a0]जोड़[ \u00a0]`?[A-Za-z_]\w*\[")
+
+# Hindi, issue 40 (seventh reader): a lower-case name from code or a library (transformers,
+# bfloat16, torchtune) opens no sentence, heading or list item of a guide (rules.hi): reword. A name
+# with a capital inside (nanoGPT) is a proper name; a backticked call is the exam's business.
+CODE_OPENING_RE = re.compile(
+    r"(?m)(?:^(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+\.[ \t]+|>[ \t]*)?|[।?!][ \t]+)(?:\*\*|“|\[)?"
+    r"([a-z][a-z0-9-]*(?:\.\d+)?)(?![\w(.`_-])"
+)
+
+
+def code_openings(source: str) -> list[str]:
+    """The names that open a sentence of a Hindi guide's body (prose, front matter left out)."""
+    body = source.split("\n---\n", 1)[1] if source.startswith("---\n") else source
+    text = HEADING_ID_RE.sub(" ", "\n".join(prose_lines(body)))
+    return [match.group(1) for match in CODE_OPENING_RE.finditer(text)]
+
+
 def violations(text: str, lang: str, spoken: bool = False, content: bool = True) -> list[str]:
     """`spoken`: a spoken summary, where Hindi writes the English terms in Devanagari so that the
     voice says them (content/AUTHORING.md): the Latin-script rule is not checked there. `content`:
@@ -777,6 +797,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (a stage of a procedure is a चरण)" for match in STAGE_STEPS_RE.finditer(text)]
         found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
+        found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(text)]
         if not spoken:
             found += averages_for_the_mean(text)
         if not content:
@@ -1371,6 +1392,21 @@ def test_every_hindi_noun_term_has_one_gender():
         ("checkpointing micro-batch 2 को fit कराती है", "hi", True),
         ("checkpointing से micro-batch 2 memory में समा पाता है", "hi", False),
         ("Micro-batch A में 10 target tokens हैं", "hi", True),  # the glossary's scored token
+        # Hindi, issue 40 (seventh reader): one word per concept, a hyphen hides nothing
+        ("loss आम तौर पर प्रति-example losses का mean है", "hi", True),
+        ("loss आम तौर पर हर sample के loss का mean है", "hi", False),
+        ("# पहले window के labelled tokens गिनें", "hi", True),
+        ("हर sequence में 1 से 12 label वाले tokens", "hi", True),
+        ("# पहले window के scored tokens गिनें", "hi", False),
+        ("आम stack है bf16 autocast, gradient checkpointing और accumulation", "hi", True),
+        ("activation checkpointing (Trainer में `gradient_checkpointing=True`)", "hi", False),
+        ("micro-batch × accumulation steps × GPUs", "hi", True),
+        ("माइक्रो-बैच, गुणा एक्यूमुलेशन स्टेप्स, गुणा", "hi", True),
+        ("micro-batch × `gradient_accumulation_steps` (N) × GPUs", "hi", False),
+        ("# pair i: queries[i] का जोड़ keys[i] है", "hi", True),
+        ("# pair i: queries[i] की जोड़ीदार key keys[i] है; token losses का जोड़ 12 है", "hi", False),
+        ("क्लिप विंडो के शुरुआती माइक्रो-बैचों को छोटा कर देता है।", "hi", True),
+        ("clip window के शुरुआती micro-batches का योगदान घटा देता है।", "hi", False),
         ("Micro-batch A में 10 scored tokens हैं", "hi", False),
         ("वह भी N से भाग दिया हुआ", "hi", True),
         ("Window की boundary पर", "hi", True),
@@ -1523,7 +1559,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("loop की body; Body लिखी जाती है", "hi", True),  # body is masculine, as in the UI
         ("loop का body; Body लिखा जाता है; nanoGPT की train.py का क्रम", "hi", False),
         ("उसे Accumulation steps की संख्या (N) में लिखें", "hi", True),
-        ("उसे accumulation factor (N) में लिखें; DeepSpeed accumulation steps से scale करता है", "hi", False),
+        ("उसे accumulation factor (N) में लिखें; DeepSpeed `gradient_accumulation_steps` से scale करता है", "hi", False),
         ("Effective batch का आकार; Micro-batch का आकार", "hi", True),
         ("Effective batch size; micro-batch size; window का असली आकार", "hi", False),
         ("262 predicted tokens की जगह; predict होने वाले tokens से", "hi", True),
@@ -1664,6 +1700,21 @@ def test_a_name_from_code_keeps_its_case_when_it_opens_a_sentence(lang):
     for english, text in translations(LOCALE_DIR / lang / "LC_MESSAGES" / "django.po"):
         found += [f"django.po: {name}" for name in capitalised_code_names(text, english)]
     assert found == []
+
+
+def test_the_code_opening_check_flags_a_lower_case_name_and_not_a_reworded_one():
+    assert code_openings("पहला। transformers Trainer के कुछ releases\n## torchtune ने इसे ठीक किया\n") == [
+        "transformers",
+        "torchtune",
+    ]
+    assert code_openings("पहला। Transformers के Trainer के कुछ releases; nanoGPT की train.py\n") == []
+    assert code_openings("bf16 में loss scaler नहीं होता।") == ["bf16"]
+    assert code_openings("Bf16 में loss scaler नहीं होता।") == []
+
+
+@pytest.mark.parametrize("folder", list(guide_folders(CONTENT_DIR)), ids=lambda folder: folder.name)
+def test_no_hindi_sentence_opens_with_a_lower_case_code_name(folder):
+    assert code_openings((folder / "hi.md").read_text(encoding="utf-8")) == []
 
 
 def test_the_check_reads_a_spoken_summarys_devanagari_terms():
