@@ -663,7 +663,8 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
         found += [
-            f"{match.group()!r} (a micro-batch's share is its वज़न or योगदान)" for match in MICRO_BATCH_SHARE_RE.finditer(text)
+            f"{match.group()!r} (a micro-batch's share is its वज़न or योगदान)"
+            for match in MICRO_BATCH_SHARE_RE.finditer(text)
         ]
         found += [f"{match.group()!r} (the denominator is भाजक)" for match in DENOMINATOR_HAR_RE.finditer(text)]
         found += [
