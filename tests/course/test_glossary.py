@@ -602,6 +602,20 @@ STAGE_STEPS_RE = re.compile(
     rf"|(?<![\w-])step{SPACE}(?:का|के){SPACE}नतीजा",
     re.IGNORECASE,
 )
+# Hindi, issue 40 (seventh reader). A micro-batch's share of the window is its वज़न (1/N) or its योगदान,
+# never हिस्सा, which is also the "fixed हिस्सा" of memory: "micro-batch को उतना ही 1/N वज़न मिलता है",
+# "पहले micro-batches का योगदान घट जाता है". "run का 1/N हिस्सा" and "कितना हिस्सा" stay.
+MICRO_BATCH_SHARE_RE = re.compile(
+    rf"(?<![\w-])micro-batch(?:es)?{SPACE}(?:को{SPACE}(?:भी{SPACE})?(?:उतना{SPACE}ही{SPACE})?(?:1/N{SPACE})?हिस्सा"
+    rf"|(?:का|के){SPACE}हिस्स(?:ा|े))(?![{DEVANAGARI_LETTER}])",
+    re.IGNORECASE,
+)
+# The denominator is भाजक (the glossary's term), never हर, which means "every" in hundreds of other places
+# ("अनुपात का हर घटता है" first reads as "every part of the ratio falls").
+DENOMINATOR_HAR_RE = re.compile(rf"(?:अंश|अनुपात|भिन्न){SPACE}(?:और|का|के){SPACE}हर(?![{DEVANAGARI_LETTER}])")
+# भाजक is the denominator of a mean: "B/G का भाजक" reads as G, the denominator of B/G. A number that divides
+# B/G is one that "B/G को पूरा-पूरा विभाजित करे".
+DIVISOR_BHAJAK_RE = re.compile(rf"(?<![\w/])(?:[A-Za-z]+/[A-Za-z]+|\d+){SPACE}(?:का|के|की){SPACE}भाजक")
 # "couple" is not जोड़ना, which in this course adds ("gradients जुड़ते हैं"): "BatchNorm samples को
 # आपस में जोड़ देता है" reads as "adds the samples together". Write "… को एक-दूसरे पर निर्भर बना देता है".
 COUPLE_RE = re.compile(
@@ -798,6 +812,15 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
         found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(text)]
+
+        found += [
+            f"{match.group()!r} (a micro-batch's share is its वज़न or योगदान)"
+            for match in MICRO_BATCH_SHARE_RE.finditer(text)
+        ]
+        found += [f"{match.group()!r} (the denominator is भाजक)" for match in DENOMINATOR_HAR_RE.finditer(text)]
+        found += [
+            f"{match.group()!r} (a divisor: 'जो … को पूरा-पूरा विभाजित करे')" for match in DIVISOR_BHAJAK_RE.finditer(text)
+        ]
         if not spoken:
             found += averages_for_the_mean(text)
         if not content:
@@ -1560,6 +1583,9 @@ def test_every_hindi_noun_term_has_one_gender():
         ("loop का body; Body लिखा जाता है; nanoGPT की train.py का क्रम", "hi", False),
         ("उसे Accumulation steps की संख्या (N) में लिखें", "hi", True),
         ("उसे accumulation factor (N) में लिखें; DeepSpeed `gradient_accumulation_steps` से scale करता है", "hi", False),
+        # seventh reader: DeepSpeed scales by GAS (N), its `gradient_accumulation_steps`, not "accumulation steps"
+        ("उसे accumulation factor (N) में लिखें; DeepSpeed GAS (N) से scale करता है", "hi", False),
+        ("DeepSpeed accumulation steps से scale करता है", "hi", True),
         ("Effective batch का आकार; Micro-batch का आकार", "hi", True),
         ("Effective batch size; micro-batch size; window का असली आकार", "hi", False),
         ("262 predicted tokens की जगह; predict होने वाले tokens से", "hi", True),
@@ -1624,6 +1650,34 @@ def test_every_hindi_noun_term_has_one_gender():
         ("window के कुल tokens से विभाजित sum; window का loss पूरे factor से विभाजित होता है", "hi", False),
         ("यहाँ 'आगे' का मतलब", "hi", True),
         ("यहाँ “आगे” का मतलब; Adam's state", "hi", False),
+        # Hindi, issue 40 (seventh reader): one word per concept in the quizzes, the exam and the UI
+        ("कौन-से statements सही हैं? (सभी सही विकल्प चुनें।)", "hi", True),
+        ("कौन-से कथन सही हैं? (सभी सही विकल्प चुनें।)", "hi", False),
+        ("लगभग 1e-7 के relative फ़र्क़ तक मिलते हैं", "hi", True),
+        ("relative gradient difference लगभग 9e-2 आया", "hi", True),
+        ("gradients का relative अंतर लगभग 9e-2 आया; इस फ़र्क़ के बाद भी", "hi", False),
+        ("दोनों formulas को token counts n1, …, nN के साथ लिखें", "hi", True),
+        ("Summed losses s_i और counts n_i के साथ", "hi", True),
+        ("दोनों formulas को tokens की गिनतियों n1, …, nN के साथ लिखें", "hi", False),
+        ("आख़िरी partial window बनाता है", "hi", True),
+        ("अधूरी आख़िरी window बनाता है", "hi", False),
+        ("loss को accumulation steps से भाग देता है", "hi", True),
+        ("loss को `gradient_accumulation_steps` (N) से भाग देता है; gradient_accumulation_steps से", "hi", False),
+        ("ये हर optimizer step में 4 momentum steps लेते हैं", "hi", True),
+        ("सीमा वाले steps को छोड़कर", "hi", True),
+        ("ये हर optimizer step में 4 बार update होते हैं; window की सीमा वाले micro-batch को छोड़कर", "hi", False),
+        ("यह GroupNorm से एक point के अंदर था", "hi", True),
+        ("micro-batch को भी उतना ही 1/N हिस्सा मिलता है", "hi", True),
+        ("पहले micro-batches का हिस्सा घट जाता है", "hi", True),
+        ("हर micro-batch के हिस्से को एक ही factor से rescale करे", "hi", True),
+        ("micro-batch को भी उतना ही 1/N वज़न मिलता है; पहले micro-batches का योगदान घटता है", "hi", False),
+        ("micro-batch की activations + fixed हिस्से; run का सिर्फ़ 1/N हिस्सा; mean का कितना हिस्सा", "hi", False),
+        ("अनुपात के अंश और हर में से कौन-सा बदलता है?", "hi", True),
+        ("इसलिए अनुपात का हर घटता है", "hi", True),
+        ("अनुपात के अंश और भाजक में से कौन-सा; हर micro-batch का हर token", "hi", False),
+        ("B/G का भाजक पूर्णांक N देता है", "hi", True),
+        ("12 का भाजक", "hi", True),
+        ("जो B/G को पूरा-पूरा विभाजित करे; mean का भाजक; window के भाजक", "hi", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
@@ -1829,3 +1883,47 @@ def test_the_scaled_backward_check_flags_a_quoted_call_without_the_division(text
 @pytest.mark.parametrize("text", list(scaled_backward_texts()))
 def test_a_quoted_scaled_backward_shows_the_division(text):
     assert undivided_scaled_backwards(text) == []
+
+
+# Issue 40 (seventh Hindi reader): the options are shuffled on every attempt (quizzes/drawing.py), so a
+# hint or an explanation names an option by what it says, never by a letter ("(option c)", « l’option c »).
+OPTION_LETTER_RE = re.compile(
+    r"(?<![\w’'])(?i:options?|l’option|l'option|विकल्प|answers?|réponses?)\s*"
+    r"(?:\([a-fA-F]\)|[A-F](?![\w’'])|[a-f](?=\s*[),.;:।]|$))"  # "(c)", "B", "c)" or "c," (not "an option a learner")
+)
+
+
+def options_named_by_letter(node) -> list[str]:
+    """Each letter-named option in the hints and explanations of a quiz file, in every language."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in {"hint", "explanation"}:
+                found += [match.group() for lang in LANGUAGES for match in OPTION_LETTER_RE.finditer(str(value[lang]))]
+            else:
+                found += options_named_by_letter(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += options_named_by_letter(value)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        ("a quarter of the learning rate (option c) or a series of steps (option d).", True),
+        ("un quart du taux d’apprentissage (option c), soit une suite de pas", True),
+        ("सीधी small-batch training है (option c), या (विकल्प d)", True),
+        ("Option B is tempting", True),
+        ("the “step() after every micro-batch” option; an option a learner picks; options are shuffled", False),
+    ],
+)
+def test_the_option_letter_check_flags_a_letter(text, flagged):
+    node = {"explanation": dict.fromkeys(LANGUAGES, text)}
+    assert bool(options_named_by_letter(node)) is flagged
+
+
+@pytest.mark.parametrize(("slug", "path"), quiz_files(CONTENT_DIR), ids=[slug for slug, _ in quiz_files(CONTENT_DIR)])
+def test_no_hint_or_explanation_names_an_option_by_letter(slug, path):
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    assert options_named_by_letter(data) == []
