@@ -733,6 +733,31 @@ def whole_sample_weights(text: str, lang: str) -> list[str]:
 # reads as "the sum of queries[i] is keys[i]". A partner is जोड़ीदार.
 PAIR_SUM_RE = re.compile(r"का[ \u00a0]जोड़[ \u00a0]`?[A-Za-z_]\w*\[")
 
+# Hindi, issue 40 (eighth readers): "equal up to rounding" is not "तक बराबर", which first reads as
+# "equal until": any word for a small discrepancy (or a relative size) before तक and a word for
+# equal or right. `hindi_refused` names the nouns; this catches the rest ("1e-6 relative तक बराबर").
+UP_TO_RE = re.compile(
+    rf"(?<![\w{DEVANAGARI_LETTER}])(?:\S+){SPACE}तक{SPACE}(?:बिल्कुल{SPACE})?(?:बराबर|एक{SPACE}जैस[ीेा]|सही|मिलत[ेीा])"
+    rf"(?![{DEVANAGARI_LETTER}])"
+)
+UP_TO_NOUNS = {"rounding", "order", "relative", "क्रम", "फ़र्क़", "राउंडिंग", "अंतर", "precision", "tolerance"}
+
+
+def up_to_calques(text: str) -> list[str]:
+    return [
+        f"{match.group()!r} (तक reads as 'until': write '… के फ़र्क़ को छोड़कर बराबर')"
+        for match in UP_TO_RE.finditer(text)
+        if match.group().split()[0] in UP_TO_NOUNS
+    ]
+
+
+# Hindi, issue 40 (eighth readers): one word for an average, औसत; Latin "average" only in the names
+# "moving average" and "running average(s)". A multiplier is a गुणक; "factor" only in "accumulation
+# factor" (N) and the scaler's "scale factor".
+AVERAGE_RE = re.compile(r"(?<![\w.`/_-])(?<!moving )(?<!running )(?<!Running )averag(?:e|es|ed|ing)\b", re.IGNORECASE)
+FACTOR_RE = re.compile(r"(?<![\w.`/_-])(?<!accumulation )(?<!Accumulation )(?<!scale )factors?\b")
+
+
 # Hindi, issue 40 (seventh reader): a lower-case name from code or a library (transformers,
 # bfloat16, torchtune) opens no sentence, heading or list item of a guide (rules.hi): reword. A name
 # with a capital inside (nanoGPT) is a proper name; a backticked call is the exam's business.
@@ -824,6 +849,10 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (couple: एक-दूसरे पर निर्भर बनाना)" for match in COUPLE_RE.finditer(text)]
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
         found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(text)]
+        found += up_to_calques(text)
+        if content and not spoken:
+            found += [f"{match.group()!r} (write औसत)" for match in AVERAGE_RE.finditer(text)]
+            found += [f"{match.group()!r} (write गुणक, or accumulation factor for N)" for match in FACTOR_RE.finditer(text)]
 
         found += [
             f"{match.group()!r} (a micro-batch's share is its वज़न or योगदान)"
@@ -1417,7 +1446,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("बड़ी CNN", "hi", True),  # CNN is masculine
         # Hindi, issue 40 (third reader): calques and second words (glossary.yaml's hindi_refused)
         ("पूरे run का चलता हुआ योग", "hi", True),  # "running" is not चलता
-        ("पूरे run में अब तक जुड़ा योग; BatchNorm के running statistics", "hi", False),
+        ("पूरे run में अब तक जुड़ा sum; BatchNorm के running statistics", "hi", False),
         ("gradient के आकार के एक चलते अनुमान से", "hi", True),
         ("Adam अपने running scale से भाग देता है", "hi", True),
         ("GPUs के पार SyncBatchNorm", "hi", True),  # के पार is "beyond"
@@ -1439,7 +1468,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("माइक्रो-बैच, गुणा एक्यूमुलेशन स्टेप्स, गुणा", "hi", True),
         ("micro-batch × `gradient_accumulation_steps` (N) × GPUs", "hi", False),
         ("# pair i: queries[i] का जोड़ keys[i] है", "hi", True),
-        ("# pair i: queries[i] की जोड़ीदार key keys[i] है; token losses का जोड़ 12 है", "hi", False),
+        ("# pair i: queries[i] की जोड़ीदार key keys[i] है; token losses का sum 12 है", "hi", False),
         ("क्लिप विंडो के शुरुआती माइक्रो-बैचों को छोटा कर देता है।", "hi", True),
         ("clip window के शुरुआती micro-batches का योगदान घटा देता है।", "hi", False),
         ("Micro-batch A में 10 scored tokens हैं", "hi", False),
@@ -1498,7 +1527,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("भाग दिए गए $N$ losses का योग", "hi", True),  # a participle before its noun
         ("window के कुल tokens से भाग दिया गया sum", "hi", True),
         ("$N$ से विभाजित losses का योग; हर loss को $N$ से भाग दिया गया था, और भाग दिए गए हैं", "hi", True),
-        ("$N$ से विभाजित losses का योग; हर loss को $N$ से भाग दिया गया था", "hi", False),
+        ("$N$ से विभाजित losses का sum; हर loss को $N$ से भाग दिया गया था", "hi", False),
         ("क्या कोई भी $N$ run को समा सकता है?", "hi", True),
         ("क्या किसी भी $N$ से यह run memory में समा सकता है?", "hi", False),
         ("प्रश्न-बैंक से बेतरतीब चुने गए सवाल", "hi", True),
@@ -1622,7 +1651,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("N micro-batch mean losses का average लेना; औसत gradient", "hi", True),
         ("उन N औसतों का औसत; दोनों averages बराबर", "hi", True),
         ("64 samples पर mean लिया हुआ gradient; N micro-batch mean losses का mean", "hi", False),
-        ("DDP ranks के gradients का average लेता है; सभी GPUs के gradients का औसत", "hi", False),  # DDP's
+        ("DDP ranks के gradients का औसत लेता है; सभी GPUs के gradients का औसत", "hi", False),  # DDP's
         ("weights का moving average; running averages; gradient के आकार के अब तक के औसत से; औसतन", "hi", False),
         ("compare करें; Practice में; पहले clear करने से; यह condition; full pass में", "hi", True),
         ("तुलना करें; व्यवहार में; पहले साफ़ करने से; यह शर्त; पूरे batch वाले pass में", "hi", False),
@@ -1669,7 +1698,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("आख़िरी window को भी पूरे N से ही भाग दिया जाता है", "hi", True),
         ("आख़िरी, छोटी window अपने ही size से विभाजित होती है", "hi", True),
         ("आख़िरी अधूरी window के loss को उसके असली आकार से भाग देते हुए", "hi", False),
-        ("window के कुल tokens से विभाजित sum; window का loss पूरे factor से विभाजित होता है", "hi", False),
+        ("window के कुल tokens से विभाजित sum; window का loss पूरे accumulation factor से विभाजित होता है", "hi", False),
         ("यहाँ 'आगे' का मतलब", "hi", True),
         ("यहाँ “आगे” का मतलब; Adam's state", "hi", False),
         # Hindi, issue 40 (seventh reader): one word per concept in the quizzes, the exam and the UI
@@ -1700,6 +1729,35 @@ def test_every_hindi_noun_term_has_one_gender():
         ("B/G का भाजक पूर्णांक N देता है", "hi", True),
         ("12 का भाजक", "hi", True),
         ("जो B/G को पूरा-पूरा विभाजित करे; mean का भाजक; window के भाजक", "hi", False),
+        # Hindi, issue 40 (eighth readers): तक for "up to", one word per concept, -ing nouns feminine
+        ("यहाँ सटीक का मतलब है floating-point में जोड़ने के क्रम तक बराबर।", "hi", True),
+        ("gradient लगभग 1e-6 relative तक बराबर है", "hi", True),
+        ("वे floating-point rounding के फ़र्क़ तक एक जैसी हैं", "hi", True),
+        ("एक्यूमुलेशन राउंडिंग तक बिल्कुल सही रहता है", "hi", True),
+        ("वे rounding के फ़र्क़ को छोड़कर एक जैसी हैं; 64 तक बराबर; अंत तक सही रहता है", "hi", False),
+        ("दूसरा term हावी रहता है; per-sample terms का mean", "hi", True),
+        ("दूसरा पद हावी रहता है; हर sample के पदों का mean", "hi", False),
+        ("token losses का जोड़ 60 है", "hi", True),
+        ("सभी gradients का योग बन जाता है", "hi", True),
+        ("token losses का sum 60 है; gradients जोड़ें; योगदान; उपयोग", "hi", False),
+        ("सभी GPUs के gradients का average; DDP के gradient averaging को", "hi", True),
+        ("सभी GPUs के gradients का औसत; moving average; running averages", "hi", False),
+        ("gradient पर लगा कोई स्थिर factor कट जाता है", "hi", True),
+        ("Lightning loss को factor से भाग देता है", "hi", True),
+        ("स्थिर गुणक कट जाता है; accumulation factor से; scale factor स्थिर रहे", "hi", False),
+        ("उसके अपने size के अब तक के औसत से; सिर्फ़ size नहीं; ग़लत परिमाण", "hi", True),
+        ("उसके अपने आकार के अब तक के औसत से; buffers का size; batch size", "hi", False),
+        ("AdamW स्थिर गुणक को रद्द कर देता है", "hi", True),
+        ("उन्हें cancel करता है", "hi", True),
+        ("AdamW स्थिर गुणक को काट देता है", "hi", False),
+        ("हर option के लिए पूछें", "hi", True),
+        ("हर विकल्प के लिए पूछें", "hi", False),
+        ("एक साथी किसी किसी प्रकाशित recipe का पालन", "hi", True),
+        ("एक साथी किसी प्रकाशित recipe का पालन", "hi", False),
+        ("पूरा offloading", "hi", True),  # -ing nouns are feminine
+        ("पूरी offloading", "hi", False),
+        ("जो भी सीमा हो", "hi", True),
+        ("जो window की सीमा पर भी पड़े", "hi", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
