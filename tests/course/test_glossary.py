@@ -1756,6 +1756,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("एक साथी किसी प्रकाशित recipe का पालन", "hi", False),
         ("पूरा offloading", "hi", True),  # -ing nouns are feminine
         ("पूरी offloading", "hi", False),
+        ("उसे असली size से भाग दें या छोड़ दें", "hi", True),
+        ("उसके loss को window के असली micro-batches की संख्या से भाग दें", "hi", False),
         ("जो भी सीमा हो", "hi", True),
         ("जो window की सीमा पर भी पड़े", "hi", False),
     ],
