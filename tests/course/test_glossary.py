@@ -1758,6 +1758,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("पूरी offloading", "hi", False),
         ("उसे असली size से भाग दें या छोड़ दें", "hi", True),
         ("उसके loss को window के असली micro-batches की संख्या से भाग दें", "hi", False),
+        ("Optimizer हर micro-batch पर step लेता है; Trainer default रूप से shuffle करता है", "hi", True),
+        ("Optimizer हर micro-batch पर step करता है; Trainer default में shuffle करता है", "hi", False),
         ("जो भी सीमा हो", "hi", True),
         ("जो window की सीमा पर भी पड़े", "hi", False),
     ],
