@@ -852,7 +852,9 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += up_to_calques(text)
         if content and not spoken:
             found += [f"{match.group()!r} (write औसत)" for match in AVERAGE_RE.finditer(text)]
-            found += [f"{match.group()!r} (write गुणक, or accumulation factor for N)" for match in FACTOR_RE.finditer(text)]
+            found += [
+                f"{match.group()!r} (write गुणक, or accumulation factor for N)" for match in FACTOR_RE.finditer(text)
+            ]
 
         found += [
             f"{match.group()!r} (a micro-batch's share is its वज़न or योगदान)"
@@ -1327,7 +1329,11 @@ def test_every_hindi_noun_term_has_one_gender():
         ("son estimation du second moment ; le premier moment", "fr", False),
         ("Ces modèles utilisent souvent BatchNorm ; l’accumulation ne répare pas BatchNorm", "fr", True),
         ("Qu’est-ce qui rend BatchNorm différente ?", "fr", True),
-        ("utilisent souvent la BatchNorm ; qu’utilise la BatchNorm ? un modèle à BatchNorm ; elle normalise", "fr", False),
+        (
+            "utilisent souvent la BatchNorm ; qu’utilise la BatchNorm ? un modèle à BatchNorm ; elle normalise",
+            "fr",
+            False,
+        ),
         ("Testez contre une référence indépendante", "fr", True),
         ("quelques pas accumulés contre les mêmes pas sur le lot complet", "fr", True),
         ("Comparez à une référence ; Pas contre exemples ; échanger du temps contre de la mémoire", "fr", False),
