@@ -45,7 +45,7 @@ def test_the_page_is_translated(client, synced_content):
     hindi = client.get("/hi/course/").content.decode()
     french = client.get("/fr/course/").content.decode()
     assert "यह कोर्स किसके लिए है" in hindi and "What the certificate certifies" not in hindi
-    assert "Ce que certifie le certificat" in french and "What the certificate certifies" not in french
+    assert "Ce qu’atteste le certificat" in french and "What the certificate certifies" not in french
 
 
 def test_the_course_prerequisites_are_those_of_the_first_guide(client, synced_content):
