@@ -1768,6 +1768,23 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Optimizer हर micro-batch पर step करता है; Trainer default में shuffle करता है", "hi", False),
         ("जो भी सीमा हो", "hi", True),
         ("जो window की सीमा पर भी पड़े", "hi", False),
+        # French, issue 40 (eighth readers): one name for the loss scaler, « tenir à jour », calques
+        ("fp16 avec un facteur d’échelle de la perte ; le scaler saute le pas", "fr", True),
+        ("fp16 avec un GradScaler ; le facteur d’échelle de la perte ; scaler.step() saute le pas", "fr", False),
+        ("Une recette maintient une moyenne mobile ; si vous en maintenez une", "fr", True),
+        ("Une recette tient à jour une moyenne mobile ; si vous en tenez une à jour", "fr", False),
+        ("l’exemple de dix tokens pèse pour la moitié de la mise à jour", "fr", True),
+        ("l’exemple de dix tokens compte pour la moitié ; chaque séquence pesant pour moitié", "fr", False),
+        ("dans FSDP2, l’interrupteur est une méthode ; les bibliothèques divergent", "fr", True),
+        ("dans FSDP2, le réglage est une méthode ; l’exécution peut diverger", "fr", False),
+        ("puisque moyenne et somme commutent ; (micro-lot contre N) ; fp16 contre bf16", "fr", True),
+        ("(entre micro-lot et N) ; 34,7 % contre 24,1 % ; le choix entre fp16 et bf16", "fr", False),
+        ("la taille fantôme ; exact sous accumulation ; le warmup culmine au pas 5", "fr", True),
+        ("des lots virtuels ; exact avec l’accumulation ; il atteint son pic au pas 5", "fr", False),
+        ("AdamW annule un facteur constant ; le pic mémoire ; une décroissance cosinus", "fr", True),
+        ("AdamW neutralise un facteur constant ; le pic de mémoire ; une décroissance en cosinus", "fr", False),
+        ("elle ne certifie plus rien ; Mise à jour du mot de passe terminée", "fr", True),
+        ("elle n’atteste plus rien ; Réinitialisation du mot de passe terminée", "fr", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
