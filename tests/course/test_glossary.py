@@ -695,6 +695,26 @@ SPOKEN_EXAMPLE_RE = re.compile(
 # Hindi, issue 40 (sixth reader): ASCII single quotes around Hindi words ('आगे'); the guides quote with
 # “ ” or "…".
 HINDI_SINGLE_QUOTES_RE = re.compile(rf"(?<![\w'])'[^'\n]*[{DEVANAGARI}][^'\n]*'(?![\w'])")
+# Hindi, issue 40 (eighth readers, the rest): one kind of quotation mark in Hindi prose, “ ”, for a
+# quoted word and a title alike (content/AUTHORING.md); straight double quotes ("सटीक", "Accurate,
+# Large Minibatch SGD") are refused. Left alone: code spans and blocks (prose() drops them), a keyword
+# argument quoted after = (loss_type = "ForCausalLM"), a guide's tab labels (=== "PyTorch"), and the
+# front matter, whose values YAML quotes.
+HINDI_STRAIGHT_QUOTES_RE = re.compile(r'(?<![\w=\\])(?<!= )"(?=\S)[^"\n]*[^\s"]"(?![\w])')
+TAB_LABEL_RE = re.compile(r'(?m)^[ \t]*=== ".*$')
+# What is quoted as words: Hindi, or a title (a capital, then a space); "nccl" or "mean" in a code
+# comment is a value from the code.
+QUOTED_WORDS_RE = re.compile(rf'^"(?:.*[{DEVANAGARI}]|[A-Z][^"]* )')
+
+
+def hindi_straight_quotes(raw: str) -> list[str]:
+    body = raw.split("\n---\n", 1)[1] if raw.startswith("---\n") else raw
+    text = prose(TAB_LABEL_RE.sub(" ", body), "hi")
+    return [
+        f"{match.group()!r} (quote with “ ”)"
+        for match in HINDI_STRAIGHT_QUOTES_RE.finditer(text)
+        if QUOTED_WORDS_RE.search(match.group())
+    ]
 
 
 def divide_without_ko(text: str) -> list[str]:
@@ -835,6 +855,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
                 for match in SPOKEN_EXAMPLE_RE.finditer(text)
             ]
         found += [f"{match.group()!r} (quote with “ ”)" for match in HINDI_SINGLE_QUOTES_RE.finditer(text)]
+        found += hindi_straight_quotes(raw)
         found += divide_without_ko(raw)
         found += divide_without_divisor(raw)
         found += [
@@ -1102,7 +1123,7 @@ def plain_linear_scaling(text: str) -> list[str]:
 
 def test_the_linear_scaling_check_flags_plain_gradient_descent():
     assert plain_linear_scaling("Then the rate. For plain gradient descent, a first guess is linear scaling.")
-    assert plain_linear_scaling("सादे ग्रेडिएंट डिसेंट के लिए पहला अंदाज़ा है लीनियर स्केलिंग।")
+    assert plain_linear_scaling("सादे ग्रेडिएंट डिसेंट के लिए पहला अनुमान है लीनियर स्केलिंग।")
     assert not plain_linear_scaling("For SGD, linear scaling. Test with plain gradient descent.")
 
 
@@ -1768,6 +1789,24 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Optimizer हर micro-batch पर step करता है; Trainer default में shuffle करता है", "hi", False),
         ("जो भी सीमा हो", "hi", True),
         ("जो window की सीमा पर भी पड़े", "hi", False),
+        # Hindi, issue 40 (eighth readers, the rest): one word per concept, and single calques
+        ("दो sizes पर peak memory नापें; दो measurements रेखा तय करते हैं", "hi", True),
+        ("दो sizes पर peak memory मापें; दो माप रेखा तय करते हैं", "hi", False),
+        ("आम पहला अंदाज़ा; gradient के शोर को नज़रअंदाज़ करना", "hi", True),
+        ("आम पहला अनुमान; gradient के शोर को नज़रअंदाज़ करना", "hi", False),
+        ("%(effective)s, %(n)s से विभाज्य नहीं है; संख्याएँ बिना शेष के बँट जाती हैं", "hi", True),
+        ("%(effective)s, %(n)s से पूरा-पूरा विभाजित नहीं होता", "hi", False),
+        ("कम क्रमिक passes; लगभग चार sequential passes; काम को sequential बनाकर", "hi", True),
+        ("एक के बाद एक चलने वाले कम passes; train_sampling_strategy=\"sequential\" क्रम रखता है", "hi", False),
+        ("तीन norm calculations बेकार जाते हैं; clipping लगभग हर step पर लगती है", "hi", True),
+        ("तीन बार norm निकालना बेकार जाता है; clipping लगभग हर step पर लागू होती है", "hi", False),
+        ("तीनों curves एक-दूसरे पर पड़ती हैं; Batch के critical size के पास", "hi", True),
+        ("तीनों curves एक ही रेखा पर रहती हैं; Batch size के critical batch size के पास", "hi", False),
+        ("resting memory के ऊपर; random initialise किया हुआ; Wu & He; learning rate linear बढ़ना बंद", "hi", True),
+        ("पहले से मौजूद memory के ऊपर; random initialize किया हुआ; Wu और He; linear रूप से बढ़ना बंद", "hi", False),
+        ('यहाँ "सटीक" का मतलब है; Goyal et al. (2017, "Accurate, Large Minibatch SGD")', "hi", True),
+        ("यहाँ “सटीक” का मतलब है; Goyal et al. (2017, “Accurate, Large Minibatch SGD”)", "hi", False),
+        ('loss_type = "ForCausalLM" set करने पर; `x = "a"`\n=== "PyTorch"\n', "hi", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
