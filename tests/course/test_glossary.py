@@ -529,7 +529,7 @@ NINTH_READER_CHECKS = [
     (re.compile(r"(?<![\w-])voie[ \u00a0]publique(?![\w-])", re.I), "the street: « l’API publique »"),
     (re.compile(r"(?<![\w-])accroch(?:e|ent|er|é|ée)(?![\w-])", re.I), "'hooks': « déclenche … (par des hooks) »"),
     (re.compile(r"(?<![\w-])charges?[ \u00a0]de[ \u00a0]travail(?![\w-])", re.I), "'workloads': « tâches »"),
-    (re.compile(r"(?<![\w`])\^[ \u00a0]*[\w(]"), "an exponent in prose: a superscript, « 0,999ᴺ »"),
+    (re.compile(r"(?<!`)\^[ \u00a0]*[\w(]"), "an exponent in prose: a superscript, « 0,999ᴺ »"),
     (re.compile(r"(?<![\w`])[a-z]+_[a-z_]+[ \u00a0]*=[ \u00a0]*\d+,\d"), "code in prose: « `max_norm=1.0` »"),
 ]
 
