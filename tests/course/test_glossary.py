@@ -1438,8 +1438,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("votre checklist, la liste de contrôle", "fr", True),
         ("un auto-tuner", "fr", True),
         ("les tokens labellisés du batch, par epoch", "fr", True),
-        ("la planification du taux d’apprentissage", "fr", True),
-        ("le calendrier du taux d’apprentissage, compté par époque", "fr", False),
+        ("le calendrier du taux d’apprentissage", "fr", True),  # ninth readers: « planification »
+        ("la planification du taux d’apprentissage, comptée par époque", "fr", False),
         ("un certificat du Gradient Accumulation Course", "fr", True),
         ("un certificat du Cours sur l’accumulation de gradient", "fr", False),
         ("मॉडल को train करना", "hi", True),
