@@ -519,7 +519,7 @@ def missing_elisions(text: str) -> list[str]:
 # des hooks »); "workloads" are « tâches ». « ^N » in prose is a superscript (« 0,999ᴺ »), and a
 # parameter value with a decimal comma (« max_norm = 1,0 ») reads as a tuple: « `max_norm=1.0` ».
 MEMORY_COMPOUND_RE = re.compile(
-    r"(?<![\w-])(?:modèles?|droites?|mesures?|sondes?|pics?|instantanés?)[ \u00a0]mémoire(?![\w-])",
+    r"(?<![\w-])(?:modèles?|droites?|mesures?|sondes?|pics?|instantanés?|outils?|événements?|écritures?)[ \u00a0]mémoire(?![\w-])",
     re.IGNORECASE,
 )
 NINTH_READER_CHECKS = [
@@ -1866,6 +1866,9 @@ def test_every_hindi_noun_term_has_one_gender():
         ("au rythme de 0,999^N ; (1 − momentum)^N ; Que signifierait max_norm = 1,0 ?", "fr", True),
         ("au rythme de 0,999ᴺ ; (1 − momentum)ᴺ ; Que signifierait `max_norm=1.0` ? 10⁻⁷", "fr", False),
         ("### Ce que BatchNorm calcule sur un micro-lot", "fr", True),
+        ("le facteur W annule cette division ; pour annuler la moyenne ; AdamW annule une erreur d’échelle", "fr", True),
+        ("les outils mémoire ; les événements mémoire du profileur", "fr", True),
+        ("le facteur W compense cette division ; des gradients identiques annuleraient la variance", "fr", False),
         ("### Ce que la BatchNorm calcule sur un micro-lot\n### Ghost BatchNorm : le même effet", "fr", False),
     ],
 )
