@@ -1966,6 +1966,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("तीनों curves एक ही रेखा पर रहती हैं; दोनों formulas एक हो जाते हैं", "hi", False),
         ("और copies sync में रहती हैं।", "hi", True),
         ("और सभी replicas sync में रहते हैं; model की दो copies बनाएँ", "hi", False),
+        ("जिसमें ghost size micro-batch के बराबर है", "hi", True),
+        ("जिसमें ghost batch size micro-batch के बराबर है", "hi", False),
         ("Hoffer et al. अपने paper 'Train longer, generalize better' में", "hi", True),
         ("Hoffer et al. अपने paper “Train longer, generalize better” में; reduction='mean' के साथ", "hi", False),
         # a file the glossary genders agrees inside backticks too; से-comparison mixed with जितना
