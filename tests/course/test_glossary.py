@@ -855,11 +855,13 @@ CODE_OPENING_RE = re.compile(
 
 
 # Hindi, issue 40 (ninth readers): the rule reached the guides only. A quiz's or the exam's prompt,
-# explanation opens no sentence with code either: a call (backward()), a
-# keyword (weight=) or a lower-case name (loss / N); 28 on 74471db. Options, ordering items and prompts
-# are labels or set the task, and the UI is not read yet (about 40 strings open with a lower-case word).
+# hint or explanation opens no sentence with code either: a call (backward()), a keyword (weight=) or
+# a lower-case name (loss / N): 43 on 74471db (26 explanations, 12 prompts, 5 hints). Options and
+# ordering items are labels: left alone. A UI string is read from its second sentence on
+# (PO_CODE_OPENING_RE), since a label may be a name: 2.
 QUIZ_CODE_OPENING_RE = re.compile(r"(?:^|[।?!][ \t]+)(?:\*\*|“)?`?([a-z_][a-z0-9_.]*(?:\(\)|=)?)(?![\w(.`=-])")
-QUIZ_SENTENCE_KEYS = {"explanation"}
+PO_CODE_OPENING_RE = re.compile(r"[।?!][ \t]+(?:\*\*|“)?`?([a-z_][a-z0-9_.]*(?:\(\)|=)?)(?![\w(.`=-])")
+QUIZ_SENTENCE_KEYS = {"prompt", "hint", "explanation"}
 
 
 def quiz_code_openings(text: str) -> list[str]:
@@ -2071,13 +2073,15 @@ def test_no_hindi_sentence_opens_with_a_lower_case_code_name(folder):
     assert code_openings((folder / "hi.md").read_text(encoding="utf-8")) == []
 
 
-def test_no_hindi_quiz_explanation_opens_with_code():
+def test_no_hindi_quiz_sentence_or_ui_sentence_opens_with_code():
     found = []
     for slug, path in quiz_files(CONTENT_DIR):
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
         for key, text in localized_by_key(data, "hi"):
             if key in QUIZ_SENTENCE_KEYS:
                 found += [f"{slug}: {name} ({text[:40]}…)" for name in quiz_code_openings(text)]
+    for _english, text in translations(LOCALE_DIR / "hi" / "LC_MESSAGES" / "django.po"):
+        found += [f"django.po: {match.group(1)} ({text[:40]}…)" for match in PO_CODE_OPENING_RE.finditer(text)]
     assert found == []
 
 
@@ -2085,6 +2089,8 @@ def test_the_quiz_code_opening_check_flags_a_call_and_not_a_reworded_sentence():
     assert quiz_code_openings("backward() .grad में जोड़ता है। weight= और `reduction` के साथ") == ["backward()", "weight="]
     assert quiz_code_openings("पहला। loss / N वह है जो backward() को चाहिए") == ["loss"]
     assert quiz_code_openings("हर backward() .grad में जोड़ता है। Loss / N वह है") == []
+    assert [m.group(1) for m in PO_CODE_OPENING_RE.finditer("steps: पहला। fp16 run में")] == ["fp16"]
+    assert [m.group(1) for m in PO_CODE_OPENING_RE.finditer("steps: पहला। Fp16 run में")] == []
 
 
 def test_the_check_reads_a_spoken_summarys_devanagari_terms():
