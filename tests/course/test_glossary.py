@@ -607,6 +607,9 @@ TRAINING_RUNS_RE = re.compile(
 TRANSFORMERS_LOWER_RE = re.compile(
     r"(?<![\w’'-])(?:de|dans|modèles?)[ \u00a0]transformers(?![\w.`/_#\]-])(?![ \u00a0]+v?\d)"
 )
+# The course's name in a sentence of the site is a common noun (« du cours sur l’accumulation de
+# gradient »): « du Cours sur … » is the English way of naming it. A title alone keeps its capital.
+COURSE_NAME_RE = re.compile(r"(?<![\w’'-])(?:[Dd]u|[Ll]e|[Aa]u)[ \u00a0]Cours[ \u00a0]sur(?![\w-])")
 TENTH_READER_CHECKS = [
     (WORKLOAD_RE, "'workload': « tâche »"),
     (ANNUL_SCALE_RE, "« annuler » reads as 'zero': « retirer le facteur d’échelle », « compenser »"),
@@ -687,6 +690,7 @@ def french_tenth_readers(text: str, content: bool = True) -> list[str]:
     """The gender check everywhere; the others in the course's texts (the site's labs compare its
     « exécutions », and its « Annuler » cancels a run)."""
     found = french_gender_disagreements(text)
+    found += [f"{m.group()!r} (« du cours sur … »)" for m in COURSE_NAME_RE.finditer(text)]
     return found + [
         f"{m.group()!r} ({advice})"
         for pattern, advice in TENTH_READER_CHECKS if content
@@ -1620,7 +1624,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("le calendrier du taux d’apprentissage", "fr", True),  # ninth readers: « planification »
         ("la planification du taux d’apprentissage, comptée par époque", "fr", False),
         ("un certificat du Gradient Accumulation Course", "fr", True),
-        ("un certificat du Cours sur l’accumulation de gradient", "fr", False),
+        ("un certificat du cours sur l’accumulation de gradient", "fr", False),
         ("मॉडल को train करना", "hi", True),
         ("Loss को N से divide कीजिए।", "hi", True),  # the -इए form
         ("Lab चलाइए और देखिए", "hi", True),
@@ -2093,6 +2097,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Un gradient 8 fois plus petit, puisque chaque perte a été divisée par 8", "fr", False),
         ("Le scheduler est avancée d’un cran", "fr", True),
         # the other classes of the tenth readers
+        ("a réussi l’examen final du Cours sur l’accumulation de gradient", "fr", True),
+        ("a réussi l’examen final du cours sur l’accumulation de gradient", "fr", False),
         ("L’endroit variait énormément d’une charge à l’autre", "fr", True),
         ("d’une tâche à l’autre ; chaque processus charge son propre lot ; l’équilibrage de charge", "fr", False),
         ("ne font rien avant une frontière de fenêtre ; aux frontières", "fr", True),
