@@ -593,11 +593,13 @@ ANNUL_SCALE_RE = re.compile(
     r"(?<![\w’'-])annul(?:e|es|ent|er|ez|ons|ant|é|ée|és|ées|era|erait|eraient)(?![\w’'-])"
     r"(?:[ \u00a0](?:d[’']abord|donc|ensuite|alors|aussi|bien))?[ \u00a0]"
     r"(?:la[ \u00a0]mise[ \u00a0]à[ \u00a0]l[’']échelle|le[ \u00a0]facteur|l[’']échelle|la[ \u00a0]division|"
-    r"la[ \u00a0]moyenne|cette[ \u00a0]division|un[ \u00a0]facteur|ce[ \u00a0]facteur|une[ \u00a0]erreur[ \u00a0]d[’']échelle)",
+    r"la[ \u00a0]moyenne|cette[ \u00a0]division|un[ \u00a0]facteur|ce[ \u00a0]facteur|"
+    r"une[ \u00a0]erreur[ \u00a0]d[’']échelle)",
     re.IGNORECASE,
 )
 TRAINING_RUNS_RE = re.compile(
-    r"(?<![\w’'-])(?:(?:trois|deux|quatre|ces|les)[ \u00a0]exécutions[ \u00a0](?:voient|finissent|convergent|atteignent)"
+    r"(?<![\w’'-])(?:(?:trois|deux|quatre|ces|les)[ \u00a0]exécutions[ \u00a0]"
+    r"(?:voient|finissent|convergent|atteignent)"
     r"|compar(?:ez|er|ons)[ \u00a0]les[ \u00a0](?:(?:deux|trois|quatre)[ \u00a0])?exécutions)(?![\w-])",
     re.IGNORECASE,
 )
@@ -610,6 +612,25 @@ TRANSFORMERS_LOWER_RE = re.compile(
 # The course's name in a sentence of the site is a common noun (« du cours sur l’accumulation de
 # gradient »): « du Cours sur … » is the English way of naming it. A title alone keeps its capital.
 COURSE_NAME_RE = re.compile(r"(?<![\w’'-])(?:[Dd]u|[Ll]e|[Aa]u)[ \u00a0]Cours[ \u00a0]sur(?![\w-])")
+# A window or a micro-batch is not divided, its loss is (« divisez la perte de la dernière fenêtre par sa
+# taille réelle »); « le micro-lot est divisé par deux » halves its size and stays.
+DIVIDED_WINDOW_RE = re.compile(
+    r"(?<![\w’'-])(?:divis(?:e|es|ent|er|ez|ant|é|ée|és|ées)[ \u00a0](?:la|chaque|une|cette|les)[ \u00a0]"
+    r"(?:dernières?[ \u00a0])?(?:fenêtres?|micro-lots?)(?![\w-])"
+    r"|(?:fenêtres?|micro-lots?)(?:[ \u00a0](?:incomplètes?|partielles?|courtes?))?[ \u00a0](?:est|sont)[ \u00a0]"
+    r"divisée?s?(?![\w-])(?![ \u00a0]par[ \u00a0]deux))",
+    re.IGNORECASE,
+)
+
+
+def divided_windows(text: str) -> list[str]:
+    return [
+        f"{m.group()!r} (the loss is divided: « la perte de la fenêtre est divisée »)"
+        for m in DIVIDED_WINDOW_RE.finditer(text)
+        if "perte" not in text[max(0, m.start() - 30) : m.start()]
+    ]
+
+
 TENTH_READER_CHECKS = [
     (WORKLOAD_RE, "'workload': « tâche »"),
     (ANNUL_SCALE_RE, "« annuler » reads as 'zero': « retirer le facteur d’échelle », « compenser »"),
@@ -646,7 +667,8 @@ def gender_patterns(noun: str, gender: str) -> list[re.Pattern]:
     other = OTHER_DETERMINERS[gender]
     no_other = rf"(?:(?!(?<![\w’'-]){other}[ \u00a0])[^.;!?\n])"
     # the subject's own clause: no new clause (« , puisque chaque perte a été divisée ») before the verb
-    clause = r"(?:(?!(?<![\w’'-])(?:puisque|parce|car|où|qui|que|qu[’']|quand|lorsque|si|dont|chaque)(?![\w-]))[^.;:!?\n])"
+    subordinators = r"(?:puisque|parce|car|où|qui|que|qu[’']|quand|lorsque|si|dont|chaque)"
+    clause = rf"(?:(?!(?<![\w’'-]){subordinators}(?![\w-]))[^.;:!?\n])"
     wrong = WRONG_PRONOUN[gender]
     patterns = [
         re.compile(
@@ -659,14 +681,16 @@ def gender_patterns(noun: str, gender: str) -> list[re.Pattern]:
         patterns.append(
             re.compile(
                 rf"(?<![\w-]){word}[ \u00a0]{no_other}{{1,60}}?(?:(?<![\w’'-])qu[’']{wrong}|:[ \u00a0]+{wrong})"
-                rf"(?![\w’'-])(?![ \u00a0](?:faut|y|suffit|vaut|s[’']agit|reste|est[ \u00a0](?:possible|vrai|faux|utile)))",
+                rf"(?![\w’'-])(?![ \u00a0](?:faut|y|suffit|vaut|s[’']agit|reste|"
+                rf"est[ \u00a0](?:possible|vrai|faux|utile)))",
                 re.IGNORECASE,
             )
         )
         patterns.append(
             re.compile(
                 rf"{start}{DETERMINERS[gender]}[ \u00a0]{word}[^.!?\n]*[.!?][ \u00a0]+"
-                rf"Il[ \u00a0](?:(?:est|a[ \u00a0]été){ADVERB}[ \u00a0]{WRONG_PARTICIPLE['f']}|(?:avance|va|dure|garde)(?![\w-]))",
+                rf"Il[ \u00a0](?:(?:est|a[ \u00a0]été){ADVERB}[ \u00a0]{WRONG_PARTICIPLE['f']}"
+                rf"|(?:avance|va|dure|garde)(?![\w-]))",
                 re.M,
             )
         )
@@ -691,11 +715,14 @@ def french_tenth_readers(text: str, content: bool = True) -> list[str]:
     « exécutions », and its « Annuler » cancels a run)."""
     found = french_gender_disagreements(text)
     found += [f"{m.group()!r} (« du cours sur … »)" for m in COURSE_NAME_RE.finditer(text)]
+    found += divided_windows(text) if content else []
     return found + [
         f"{m.group()!r} ({advice})"
-        for pattern, advice in TENTH_READER_CHECKS if content
+        for pattern, advice in TENTH_READER_CHECKS
+        if content
         for m in pattern.finditer(text)
     ]
+
 
 # Words of two or more capitals (a final s allowed): abbreviations and names. Not a line number (L125)
 # nor a variable (B1).
@@ -2097,6 +2124,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Un gradient 8 fois plus petit, puisque chaque perte a été divisée par 8", "fr", False),
         ("Le scheduler est avancée d’un cran", "fr", True),
         # the other classes of the tenth readers
+        ("Divisez la dernière fenêtre par sa taille réelle ; la dernière fenêtre est divisée par N", "fr", True),
+        ("Divisez la perte de la dernière fenêtre par sa taille ; le micro-lot est divisé par deux", "fr", False),
         ("a réussi l’examen final du Cours sur l’accumulation de gradient", "fr", True),
         ("a réussi l’examen final du cours sur l’accumulation de gradient", "fr", False),
         ("L’endroit variait énormément d’une charge à l’autre", "fr", True),
