@@ -608,6 +608,152 @@ def french_ninth_readers(text: str) -> list[str]:
     ]
 
 
+# French, issue 40 (tenth readers). « charge(s) » alone for a benchmark's "workload" reads as a load (de
+# calcul, électrique): « tâche ». Any form of « annuler » whose object is a scale, a factor, a division or
+# a mean (« annulez d’abord la mise à l’échelle »): the refused list names phrases word for word, so a
+# new conjugation or a new object passed it (the spoken summaries' two); this reads the verb in every
+# form. A model's training runs that see data or are compared are « entraînements ». The library is
+# « Transformers » in prose; the lower-case package name only with its version (« transformers 5.24.0 »).
+WORKLOAD_RE = re.compile(
+    r"(?<![\w’'-])(?:d[’']une|une|la|les|des|ces|cette|chaque|certaines|autres?)[ \u00a0]charges?"
+    r"(?=[ \u00a0]à[ \u00a0]l[’']autre|[ \u00a0](?:étudiées|testées|différentes|de[ \u00a0]référence)(?![\w-]))",
+    re.IGNORECASE,
+)
+ANNUL_SCALE_RE = re.compile(
+    r"(?<![\w’'-])annul(?:e|es|ent|er|ez|ons|ant|é|ée|és|ées|era|erait|eraient)(?![\w’'-])"
+    r"(?:[ \u00a0](?:d[’']abord|donc|ensuite|alors|aussi|bien))?[ \u00a0]"
+    r"(?:la[ \u00a0]mise[ \u00a0]à[ \u00a0]l[’']échelle|le[ \u00a0]facteur|l[’']échelle|la[ \u00a0]division|"
+    r"la[ \u00a0]moyenne|cette[ \u00a0]division|un[ \u00a0]facteur|ce[ \u00a0]facteur|"
+    r"une[ \u00a0]erreur[ \u00a0]d[’']échelle)",
+    re.IGNORECASE,
+)
+TRAINING_RUNS_RE = re.compile(
+    r"(?<![\w’'-])(?:(?:trois|deux|quatre|ces|les)[ \u00a0]exécutions[ \u00a0]"
+    r"(?:voient|finissent|convergent|atteignent)"
+    r"|compar(?:ez|er|ons)[ \u00a0]les[ \u00a0](?:(?:deux|trois|quatre)[ \u00a0])?exécutions)(?![\w-])",
+    re.IGNORECASE,
+)
+# The architecture stays lower case (« les transformers utilisent LayerNorm », « vision transformers »),
+# and so does a GitHub reference (« transformers#24725 »): the library is the one after « de », « dans »,
+# « modèle(s) ».
+TRANSFORMERS_LOWER_RE = re.compile(
+    r"(?<![\w’'-])(?:de|dans|modèles?)[ \u00a0]transformers(?![\w.`/_#\]-])(?![ \u00a0]+v?\d)"
+)
+# The course's name in a sentence of the site is a common noun (« du cours sur l’accumulation de
+# gradient »): « du Cours sur … » is the English way of naming it. A title alone keeps its capital.
+COURSE_NAME_RE = re.compile(r"(?<![\w’'-])(?:[Dd]u|[Ll]e|[Aa]u)[ \u00a0]Cours[ \u00a0]sur(?![\w-])")
+# A window or a micro-batch is not divided, its loss is (« divisez la perte de la dernière fenêtre par sa
+# taille réelle »); « le micro-lot est divisé par deux » halves its size and stays.
+DIVIDED_WINDOW_RE = re.compile(
+    r"(?<![\w’'-])(?:divis(?:e|es|ent|er|ez|ant|é|ée|és|ées)[ \u00a0](?:la|chaque|une|cette|les)[ \u00a0]"
+    r"(?:dernières?[ \u00a0])?(?:fenêtres?|micro-lots?)(?![\w-])"
+    r"|(?:fenêtres?|micro-lots?)(?:[ \u00a0](?:incomplètes?|partielles?|courtes?))?[ \u00a0](?:est|sont)[ \u00a0]"
+    r"divisée?s?(?![\w-])(?![ \u00a0]par[ \u00a0]deux))",
+    re.IGNORECASE,
+)
+
+
+def divided_windows(text: str) -> list[str]:
+    return [
+        f"{m.group()!r} (the loss is divided: « la perte de la fenêtre est divisée »)"
+        for m in DIVIDED_WINDOW_RE.finditer(text)
+        if "perte" not in text[max(0, m.start() - 30) : m.start()]
+    ]
+
+
+TENTH_READER_CHECKS = [
+    (WORKLOAD_RE, "'workload': « tâche »"),
+    (ANNUL_SCALE_RE, "« annuler » reads as 'zero': « retirer le facteur d’échelle », « compenser »"),
+    (TRAINING_RUNS_RE, "a model's run: « entraînements »"),
+    (TRANSFORMERS_LOWER_RE, "the library: « Transformers »"),
+]
+
+# The gender check (glossary.yaml's french_gender). What it sees, for a noun of one gender: (1) the noun
+# opening a sentence or clause with its determiner (« La planification … »), then within 80 characters
+# of the same sentence the first « est / reste / a été … », followed by a participle of the other
+# gender (« est exprimé »); (2) in the same sentence, with no determiner of the other gender between
+# (« la longueur » may stand between, « le scheduler » may not), « qu’il » for a feminine noun (« qu’elle »
+# for a masculine one), or « : il … » after a colon; (3) a sentence whose subject is the feminine noun,
+# followed by one that opens « Il est / a été + participle » or « Il avance / va / dure / garde / reste ».
+# What it cannot see: an object pronoun (« le fait avancer »), an elided « l’ », a pronoun two sentences
+# on, a subject that is not at the start of its clause, a plural noun, an adjective far from its noun.
+DETERMINERS = {
+    "f": r"(?:La|Une|Sa|Cette|Toute[ \u00a0]la|Leur)",
+    "m": r"(?:Le|Un|Son|Ce|Cet|Tout[ \u00a0]le|Leur)",
+}
+OTHER_DETERMINERS = {"f": r"(?:le|un|du|au|son|ce|cet|chaque|des?)", "m": r"(?:la|une|sa|cette)"}
+WRONG_PARTICIPLE = {
+    "f": r"(?:\w+é|écrit|prévu|défini|fini|compris|mis|pris|fait|réduit|dit)(?![\w’'-])",
+    "m": r"\w+ée(?![\w’'-])",
+}
+WRONG_PRONOUN = {"f": r"il", "m": r"elle"}
+BE = r"(?:est|était|sera|serait|reste|devient|a[ \u00a0]été)"
+ADVERB = r"(?:[ \u00a0](?:déjà|bien|donc|alors|ensuite|aussi|toujours|trop|plus|entièrement|exactement))?"
+
+
+def gender_patterns(noun: str, gender: str) -> list[re.Pattern]:
+    word = rf"{re.escape(noun)}(?![\w-])"
+    start = r"(?:^|(?<=[.!?:;])[ \u00a0]+|(?<=\n)|(?<=[-*] )|(?<=\d\. ))"
+    other = OTHER_DETERMINERS[gender]
+    no_other = rf"(?:(?!(?<![\w’'-]){other}[ \u00a0])[^.;!?\n])"
+    # the subject's own clause: no new clause (« , puisque chaque perte a été divisée ») before the verb
+    subordinators = r"(?:puisque|parce|car|où|qui|que|qu[’']|quand|lorsque|si|dont|chaque)"
+    clause = rf"(?:(?!(?<![\w’'-]){subordinators}(?![\w-]))[^.;:!?\n])"
+    wrong = WRONG_PRONOUN[gender]
+    patterns = [
+        re.compile(
+            rf"{start}{DETERMINERS[gender]}[ \u00a0]{word}{clause}{{0,80}}?[ \u00a0]{BE}{ADVERB}[ \u00a0]"
+            rf"{WRONG_PARTICIPLE[gender]}",
+            re.M,
+        ),
+    ]
+    if gender == "f":
+        patterns.append(
+            re.compile(
+                rf"(?<![\w-]){word}[ \u00a0]{no_other}{{1,60}}?(?:(?<![\w’'-])qu[’']{wrong}|:[ \u00a0]+{wrong})"
+                rf"(?![\w’'-])(?![ \u00a0](?:faut|y|suffit|vaut|s[’']agit|reste|"
+                rf"est[ \u00a0](?:possible|vrai|faux|utile)))",
+                re.IGNORECASE,
+            )
+        )
+        patterns.append(
+            re.compile(
+                rf"{start}{DETERMINERS[gender]}[ \u00a0]{word}[^.!?\n]*[.!?][ \u00a0]+"
+                rf"Il[ \u00a0](?:(?:est|a[ \u00a0]été){ADVERB}[ \u00a0]{WRONG_PARTICIPLE['f']}"
+                rf"|(?:avance|va|dure|garde)(?![\w-]))",
+                re.M,
+            )
+        )
+    return patterns
+
+
+GENDER_PATTERNS = [
+    (noun, pattern) for noun, gender in GLOSSARY["french_gender"].items() for pattern in gender_patterns(noun, gender)
+]
+
+
+def french_gender_disagreements(text: str) -> list[str]:
+    return [
+        f"{match.group()[-60:]!r} ({noun} is {'feminine' if GLOSSARY['french_gender'][noun] == 'f' else 'masculine'})"
+        for noun, pattern in GENDER_PATTERNS
+        for match in pattern.finditer(text)
+    ]
+
+
+def french_tenth_readers(text: str, content: bool = True) -> list[str]:
+    """The gender check everywhere; the others in the course's texts (the site's labs compare its
+    « exécutions », and its « Annuler » cancels a run)."""
+    found = french_gender_disagreements(text)
+    found += [f"{m.group()!r} (« du cours sur … »)" for m in COURSE_NAME_RE.finditer(text)]
+    found += divided_windows(text) if content else []
+    return found + [
+        f"{m.group()!r} ({advice})"
+        for pattern, advice in TENTH_READER_CHECKS
+        if content
+        for m in pattern.finditer(text)
+    ]
+
+
 # Words of two or more capitals (a final s allowed): abbreviations and names. Not a line number (L125)
 # nor a variable (B1).
 ABBREVIATION_RE = re.compile(r"(?<![\w./#-])[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*s?(?![\w./(-])")
@@ -997,6 +1143,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
             found += batchnorm_without_article(text)
         found += french_seventh_reader_quizzes(text)
         found += french_ninth_readers(text)
+        found += french_tenth_readers(text, content)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -1548,7 +1695,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Fenêtres propres ; le gradient propre d’un micro-lot ; le test le plus propre", "fr", True),
         ("Fenêtres complètes ; le gradient propre à chaque micro-lot ; sa propre taille", "fr", False),
         ("La narration complète, plus bas, lit tout le guide", "fr", True),
-        ("La version lue intégrale, plus bas, reprend tout le guide ; il lit le guide", "fr", False),
+        ("La lecture intégrale, plus bas, reprend le guide ; il lit le guide", "fr", False),
         ("avant d’en traiter aucun", "fr", True),
         ("avant d’en traiter un seul ; aucun n’est traité avant", "fr", False),
         ("un pas d’optimisation, pas un micro-lot ; en pas d’optimisation, pas en micro-lots", "fr", True),
@@ -1581,7 +1728,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("le calendrier du taux d’apprentissage", "fr", True),  # ninth readers: « planification »
         ("la planification du taux d’apprentissage, comptée par époque", "fr", False),
         ("un certificat du Gradient Accumulation Course", "fr", True),
-        ("un certificat du Cours sur l’accumulation de gradient", "fr", False),
+        ("un certificat du cours sur l’accumulation de gradient", "fr", False),
         ("मॉडल को train करना", "hi", True),
         ("Loss को N से divide कीजिए।", "hi", True),  # the -इए form
         ("Lab चलाइए और देखिए", "hi", True),
@@ -2069,6 +2216,44 @@ def test_every_hindi_noun_term_has_one_gender():
         ("nanoGPT की `train.py` एक सस्ता अनुमान लेती है", "hi", False),
         ("लक्ष्य तक कभी उससे जल्दी नहीं पहुँचता जितना वही micro-batch", "hi", True),
         ("लक्ष्य तक कभी उतनी जल्दी नहीं पहुँचता जितनी जल्दी वही micro-batch", "hi", False),
+        # Issue 40, tenth French readers: agreement with a feminine noun (glossary.yaml's french_gender).
+        ("La planification du taux d’apprentissage (warmup, puis cosinus) est exprimé en pas", "fr", True),
+        ("La planification du taux d’apprentissage (warmup, puis cosinus) est exprimée en pas", "fr", False),
+        ("Une planification dure 20 000 pas au total. Il est exprimé en pas d’optimisation.", "fr", True),
+        ("Une planification dure 20 000 pas au total. Elle est exprimée en pas d’optimisation.", "fr", False),
+        ("et toute la planification est épuisée après 5 000 : il avance 4 fois trop vite", "fr", True),
+        ("et toute la planification est épuisée après 5 000 : elle avance 4 fois trop vite", "fr", False),
+        ("la planification garde la longueur qu’il aurait sur un seul processus", "fr", True),
+        ("la planification garde la longueur qu’elle aurait ; la perte qu’il passe à backward()", "fr", False),
+        ("La BatchNorm est gelé ; la PR a été fusionné", "fr", True),
+        ("La BatchNorm est gelée ; la perte paraît saine : c’est pour cela qu’il faut la diviser", "fr", False),
+        ("Un gradient 8 fois plus petit, puisque chaque perte a été divisée par 8", "fr", False),
+        ("Le scheduler est avancée d’un cran", "fr", True),
+        # the other classes of the tenth readers
+        ("Divisez la dernière fenêtre par sa taille réelle ; la dernière fenêtre est divisée par N", "fr", True),
+        ("Divisez la perte de la dernière fenêtre par sa taille ; le micro-lot est divisé par deux", "fr", False),
+        ("a réussi l’examen final du Cours sur l’accumulation de gradient", "fr", True),
+        ("a réussi l’examen final du cours sur l’accumulation de gradient", "fr", False),
+        ("L’endroit variait énormément d’une charge à l’autre", "fr", True),
+        ("d’une tâche à l’autre ; chaque processus charge son propre lot ; l’équilibrage de charge", "fr", False),
+        ("ne font rien avant une frontière de fenêtre ; aux frontières", "fr", True),
+        ("ne font rien avant la fin d’une fenêtre ; en fin de fenêtre", "fr", False),
+        ("elles font 4 pas de momentum par pas d’optimisation", "fr", True),
+        ("elles sont mises à jour 4 fois par pas d’optimisation", "fr", False),
+        ("La version lue intégrale, plus bas, reprend tout le guide section par section.", "fr", True),
+        ("En demi-précision, annulez d’abord la mise à l’échelle des gradients", "fr", True),
+        ("Une fois par fenêtre : annuler la mise à l’échelle, appliquer le clipping", "fr", True),
+        ("retirez d’abord le facteur d’échelle ; des gradients identiques annuleraient la variance", "fr", False),
+        ("après chaque erreur de mémoire insuffisante ; après chaque erreur de mémoire", "fr", True),
+        ("une erreur de dépassement de mémoire (OOM), puis un dépassement de mémoire", "fr", False),
+        ("le cosinus de transformers ; un modèle transformers", "fr", True),
+        ("le cosinus de Transformers ; transformers 5.24.0 ; transformers#24725 ; les transformers", "fr", False),
+        ("Sélectionnez toutes les réponses qui conviennent.", "fr", True),
+        ("Cochez toutes les bonnes réponses.", "fr", False),
+        ("Trois exécutions voient les mêmes exemples ; comparez les trois exécutions", "fr", True),
+        ("Trois entraînements voient les mêmes exemples ; dans nos exécutions, il s’est bloqué", "fr", False),
+        ("Seul l’ordre des additions flottantes change ; Ce que cela achète", "fr", True),
+        ("Seul l’ordre des additions en virgule flottante change ; Ce que l’on y gagne", "fr", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
@@ -2348,3 +2533,20 @@ def test_the_option_letter_check_flags_a_letter(text, flagged):
 def test_no_hint_or_explanation_names_an_option_by_letter(slug, path):
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     assert options_named_by_letter(data) == []
+
+
+CLOSING_LINE_FR = "La lecture intégrale, plus bas, reprend le guide section par section."
+
+
+@pytest.mark.parametrize("folder", list(guide_folders(CONTENT_DIR)), ids=lambda folder: folder.name)
+def test_french_spoken_summaries_close_with_the_same_line(folder):
+    """Issue 40, tenth French reader A: every spoken summary closes with one line, heard seven times; it
+    was « La version lue intégrale … » (two adjectives in an order French does not use)."""
+    lines = (folder / "summary.fr.txt").read_text(encoding="utf-8").strip().splitlines()
+    assert lines[-1] == CLOSING_LINE_FR
+
+
+def test_the_gender_check_reads_the_glossary():
+    """The nouns and genders come from glossary.yaml's french_gender: a noun added there is checked."""
+    assert GLOSSARY["french_gender"]["planification"] == "f"
+    assert {noun for noun, _ in GENDER_PATTERNS} == set(GLOSSARY["french_gender"])
