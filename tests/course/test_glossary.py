@@ -2059,7 +2059,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("compare करें; Practice में; पहले clear करने से; यह condition; full pass में", "hi", True),
         ("तुलना करें; व्यवहार में; पहले साफ़ करने से; यह शर्त; पूरे batch वाले pass में", "hi", False),
         ("चारों को wrap करने पर", "hi", True),
-        ("चारों को `no_sync()` में लपेटने पर; wrapped optimizer", "hi", False),
+        ("चारों को `no_sync()` के अंदर रखने पर; wrapped optimizer", "hi", False),
+        ("चारों को `no_sync()` में लपेटने पर", "hi", True),  # tenth readers: a parcel is wrapped
         ("`optimizer.zero_grad()`, जो भी सीमा का इंतज़ार करता है", "hi", True),
         # Hindi, issue 40 (sixth reader): one word per concept, calques, the window's loss divided
         ("Adam हर update को gradient के अपने running size से भाग देता है", "hi", True),
@@ -2162,8 +2163,8 @@ def test_every_hindi_noun_term_has_one_gender():
         ("पूरी offloading", "hi", False),
         ("उसे असली size से भाग दें या छोड़ दें", "hi", True),
         ("उसके loss को window के असली micro-batches की संख्या से भाग दें", "hi", False),
-        ("Optimizer हर micro-batch पर step लेता है; Trainer default रूप से shuffle करता है", "hi", True),
-        ("Optimizer हर micro-batch पर step करता है; Trainer default में shuffle करता है", "hi", False),
+        ("Optimizer हर micro-batch पर step लेता है; Trainer default में shuffle करता है", "hi", True),
+        ("Optimizer हर micro-batch पर step करता है; Trainer default रूप से shuffle करता है", "hi", False),
         ("जो भी सीमा हो", "hi", True),
         ("जो window की सीमा पर भी पड़े", "hi", False),
         # French, issue 40 (eighth readers): one name for the loss scaler, « tenir à jour », calques
