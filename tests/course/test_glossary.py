@@ -2596,11 +2596,14 @@ def test_the_gender_check_reads_the_glossary():
 
 
 # Hindi, issue 40 (tenth readers): each check they asked for, on the text they quoted and on its fix.
+TORCHTUNE = "PyTorch की torchtune library हर micro-batch के mean loss को उसके अपने tokens की गिनती से गुणा"
+
+
 @pytest.mark.parametrize(
     ("text", "content", "spoken", "flagged"),
     [
-        ("PyTorch की torchtune library हर micro-batch के mean loss को उसके अपने tokens की गिनती से गुणा करता है", True, False, True),
-        ("PyTorch की torchtune library हर micro-batch के mean loss को उसके अपने tokens की गिनती से गुणा करती है", True, False, False),
+        (f"{TORCHTUNE} करता है", True, False, True),
+        (f"{TORCHTUNE} करती है", True, False, False),
         ("जब micro-batches का आकार बराबर हो", True, False, True),
         ("यह data पर निर्भर है, model के आकार पर नहीं", True, False, True),
         ("जब micro-batch size बराबर हो; आकार $b$ के micro-batches; model size पर नहीं", True, False, False),
