@@ -482,6 +482,9 @@ MODELS_TOO_BIG_RE = re.compile(
 # la BatchNorm »). Bare it stays as a modifier (« couches BatchNorm », « réseau à BatchNorm », « ghost
 # BatchNorm »), for its absence (« sans BatchNorm ni dropout », « pas de BatchNorm »), in a list of
 # norms (« LayerNorm, GroupNorm et BatchNorm »), a table or a heading.
+# Issue 40, eleventh French readers: the other norms take the article as BatchNorm does (« 24,1 % avec
+# la GroupNorm contre 34,7 % avec la BatchNorm »), so the same check reads LayerNorm, GroupNorm, RMSNorm
+# and InstanceNorm; a quiz option that is the name alone, and « balayage LayerNorm », stay bare.
 NORM_NAME = r"(?:Layer|Group|RMS|Instance|Batch)Norm"
 NOT_AFTER_A_NORM = "".join(rf"(?<!{name}Norm)" for name in ("Layer", "Group", "RMS", "Instance", "Batch"))
 # Issue 40, eighth French reader: the list of words before it missed « mais BatchNorm », « dont
@@ -489,10 +492,10 @@ NOT_AFTER_A_NORM = "".join(rf"(?<!{name}Norm)" for name in ("Layer", "Group", "R
 # unless an article, a determiner or one of the modifier or absence contexts above stands before it.
 BATCHNORM_ALLOWED_BEFORE = (
     "la La une Une ghost Ghost à couche couches modules module courbes courbe réseau réseaux sans Sans "
-    "Sync aucune cette"
+    "Sync aucune cette balayage"
 ).split()
 BATCHNORM_BARE_RE = re.compile(
-    rf"(?<![`\w(-])(?<!\*\*)(?<!\[)BatchNorm(?![\w`-])(?![ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})(?!\.\*\*)"
+    rf"(?<![`\w(-])(?<!\*\*)(?<!\[){NORM_NAME}(?![\w`-])(?![ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})(?!\.\*\*)"
 )
 BATCHNORM_PREVIOUS_WORD_RE = re.compile(r"([\w’'-]+)[ \u00a0]*$")
 BATCHNORM_IN_A_LIST_RE = re.compile(rf"{NORM_NAME}(?:,|[ \u00a0]+(?:et|ou))[ \u00a0]*$")
@@ -512,6 +515,10 @@ def batchnorm_without_article(text: str) -> list[str]:
             continue
         if BATCHNORM_IN_A_LIST_RE.search(before) or re.search(r"(?:[Pp]as[ \u00a0]+de|^#+|\n#+)[ \u00a0]*$", before):
             continue
+        if re.fullmatch(r"[ \u00a0]*", before.rsplit("\n", 1)[-1]) and prose_text[match.end() :].startswith(("\n", "")):
+            after = prose_text[match.end() :].split("\n", 1)[0]
+            if not after.strip():  # a quiz option that is the layer's name alone
+                continue
         found.append(f"{(before[-20:] + match.group()).strip()!r} (running prose: « la BatchNorm »)")
     return found
 
@@ -1616,7 +1623,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("la variance des gradients par exemple ne diminue pas", "fr", True),  # reads "for example"
         ("la variance des gradients individuels, par exemple", "fr", False),
         ("### Poids de classe et poids par exemple", "fr", True),
-        ("LayerNorm travaille exemple par exemple ; par exemple quand", "fr", False),
+        ("La LayerNorm travaille exemple par exemple ; par exemple quand", "fr", False),
         ("un fichier de tests qui prouve votre boucle", "fr", True),  # a test does not prove
         ("un fichier de tests qui valide votre boucle", "fr", False),
         ("Le modèle s'entraîne sur 8 GPU.", "fr", True),  # a model "est entraîné"
@@ -1668,7 +1675,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Diviser la perte redimensionne les gradients", "fr", True),
         ("Diviser la perte remet les gradients à l’échelle", "fr", False),
         ("Garder BatchNorm et accumuler ; remplacer BatchNorm par GroupNorm", "fr", True),
-        ("Garder la BatchNorm et accumuler ; remplacer la BatchNorm par GroupNorm", "fr", False),
+        ("Garder la BatchNorm et accumuler ; remplacer la BatchNorm par la GroupNorm", "fr", False),
         ("**Protéger les mises à jour de bibliothèques.**", "fr", True),
         ("Ici vient une figure tirée des exécutions de référence.", "fr", True),
         ("Ici prendra place une figure tirée des exécutions de référence.", "fr", True),
@@ -2006,6 +2013,16 @@ def test_every_hindi_noun_term_has_one_gender():
             False,
         ),
         ("| BatchNorm | oui |\n## BatchNorm et accumulation", "fr", False),  # tables and headings
+        # the other norms too (issue 40, eleventh French readers)
+        ("24,1 % avec GroupNorm contre 34,7 % avec la BatchNorm", "fr", True),
+        ("Les transformers utilisent de plus en plus LayerNorm. RMSNorm normalise chaque exemple.", "fr", True),
+        (
+            "24,1 % avec la GroupNorm contre 34,7 % avec la BatchNorm ; La LayerNorm normalise ; un réseau à "
+            "GroupNorm ; le balayage LayerNorm ; LayerNorm, GroupNorm et RMSNorm calculent",
+            "fr",
+            False,
+        ),
+        ("Quelle couche ?\nLayerNorm\nGroupNorm", "fr", False),  # options, the name alone
         ("un facteur constant s’annule, sauf face à ε", "fr", True),  # eighth reader: cancels out
         ("un facteur constant se simplifie, sauf face à ε", "fr", False),
         # eighth reader: after any other word too
