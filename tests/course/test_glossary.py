@@ -1768,7 +1768,12 @@ def test_every_hindi_noun_term_has_one_gender():
         ("leurs gradients fuient dans la fenêtre suivante ; c’est ce cas que l’on retient", "fr", True),
         ("sa liaison Python garde le GIL ; le jeu digits ; la mémoire choisit souvent très petit", "fr", True),
         ("possible sur un jouet ; sur ce jouet ; le nombre de copies en parallélisme de données", "fr", True),
-        ("sur un problème jouet ; le nombre de rangs de parallélisme de données ; détient le GIL ; le jeu de données digits", "fr", False),
+        (
+            "sur un problème jouet ; le nombre de rangs de parallélisme de données ; détient le GIL ; "
+            "le jeu de données digits",
+            "fr",
+            False,
+        ),
         ("moyenne mobile exponentielle de poids 0,9 ; la perte divisée sur toute la fenêtre", "fr", True),
         ("les autres exemples de la passe ; la passe en cours", "fr", True),
         ("les exemples du même forward ; en une seule passe ; un mot de passe", "fr", False),
