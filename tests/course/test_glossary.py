@@ -2522,6 +2522,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("chaque séquence pesant pour moitié ; elle pèse pour un tiers ; un token pèse 1/6", "fr", False),
         # one kind of average, one name
         ("Adam divise par une estimation glissante de l’amplitude ; la moyenne glissante oublie", "fr", True),
+        ("Adam divise le gradient par sa propre échelle glissante", "fr", True),
         ("Adam divise par une moyenne mobile exponentielle ; les statistiques glissantes de la BatchNorm", "fr", False),
         # a norm's name as a subject or an object takes its article, in a list too
         ("GroupNorm ou InstanceNorm remplacent la BatchNorm. Choisissez GroupNorm ou LayerNorm.", "fr", True),
