@@ -485,14 +485,20 @@ def french_inflected(word: str) -> str:
 def french_phrase_pattern(phrase: str, inflect: bool = True) -> re.Pattern:
     """`inflect`: False where the refused phrase is the singular of the right one (« mémoire
     d’activation », write « mémoire d’activations »)."""
-    words = phrase.split(" ")
-    if not inflect:
-        exact = r"[ \u00a0]".join(map(re.escape, words))
-        return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){exact}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
-    body = french_inflected(words[0])
-    for before, word in itertools.pairwise(words):
-        article = r"(?:(?:les|le|la)[ \u00a0]|l[’'])?" if before.lower() in FRENCH_ARTICLE_AFTER else ""
-        body += rf"[ \u00a0]{article}(?:n[’'])?{french_inflected(word)}"
+    # Issue 40, twelfth French readers: « … » in a refused verb + preposition (« ajoute … dans ») stands
+    # for up to six words between them (« ajoute le gradient de chaque micro-lot dans `.grad` »).
+    bodies = []
+    for part in phrase.split(" … "):
+        words = part.split(" ")
+        if not inflect:
+            bodies.append(r"[ \u00a0]".join(map(re.escape, words)))
+            continue
+        body = french_inflected(words[0])
+        for before, word in itertools.pairwise(words):
+            article = r"(?:(?:les|le|la)[ \u00a0]|l[’'])?" if before.lower() in FRENCH_ARTICLE_AFTER else ""
+            body += rf"[ \u00a0]{article}(?:n[’'])?{french_inflected(word)}"
+        bodies.append(body)
+    body = r"(?:[ \u00a0]+[^\s.;:?!,]+){0,6}[ \u00a0]+".join(bodies)
     return re.compile(rf"(?<![\w.`/_-])(?<!\w\(){body}(?![\w(_/=-]|\.\w)", re.IGNORECASE)
 
 
@@ -526,7 +532,12 @@ MODELS_TOO_BIG_RE = re.compile(
 # Issue 40, eleventh French readers: the other norms take the article as BatchNorm does (« 24,1 % avec
 # la GroupNorm contre 34,7 % avec la BatchNorm »), so the same check reads LayerNorm, GroupNorm, RMSNorm
 # and InstanceNorm; a quiz option that is the name alone, and « balayage LayerNorm », stay bare.
-NORM_NAME = r"(?:Layer|Group|RMS|Instance|Batch)Norm"
+# Issue 40, twelfth French readers: SyncBatchNorm was never read (« Batch » touches « Sync »), and a
+# list of norms was bare-allowed wherever it stood, so « GroupNorm ou InstanceNorm remplacent la
+# BatchNorm » and « Choisissez GroupNorm ou LayerNorm » got through. A list now takes the verdict of its
+# first name: bare after a modifier or an absence (« couches LayerNorm, GroupNorm »), every name with
+# its article after an article (« la GroupNorm ou l’InstanceNorm »), flagged as a subject or an object.
+NORM_NAME = r"(?:Layer|Group|RMS|Instance|SyncBatch|Batch)Norm"
 NOT_AFTER_A_NORM = "".join(rf"(?<!{name}Norm)" for name in ("Layer", "Group", "RMS", "Instance", "Batch"))
 # Issue 40, eighth French reader: the list of words before it missed « mais BatchNorm », « dont
 # BatchNorm », « qu’utilise BatchNorm », « Pourquoi BatchNorm »; so every bare BatchNorm is flagged
@@ -535,11 +546,13 @@ BATCHNORM_ALLOWED_BEFORE = (
     "la La une Une ghost Ghost à couche couches modules module courbes courbe réseau réseaux sans Sans "
     "Sync aucune cette balayage"
 ).split()
-BATCHNORM_BARE_RE = re.compile(
-    rf"(?<![`\w(-])(?<!\*\*)(?<!\[){NORM_NAME}(?![\w`-])(?![ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})(?!\.\*\*)"
-)
+BATCHNORM_ARTICLES = {"la", "La", "une", "Une", "l’", "L’", "l'", "L'", "cette"}
+BATCHNORM_BARE_RE = re.compile(rf"(?<![`\w(-])(?<!\*\*)(?<!\[){NORM_NAME}(?![\w`-])(?!\.\*\*)")
 BATCHNORM_PREVIOUS_WORD_RE = re.compile(r"([\w’'-]+)[ \u00a0]*$")
 BATCHNORM_IN_A_LIST_RE = re.compile(rf"{NORM_NAME}(?:,|[ \u00a0]+(?:et|ou))[ \u00a0]*$")
+# A list of names in apposition stays bare: after a colon or in a parenthesis (« trois couches :
+# LayerNorm, RMSNorm et BatchNorm », « (GroupNorm, BatchNorm gelée, SyncBatchNorm) »).
+BATCHNORM_APPOSITION_RE = re.compile(r"(?:[:(]|\[|\w*Norm\w*`?,)[ \u00a0]*$")  # a list of class names too
 
 
 UI_SENTENCE_END_RE = re.compile(r"[.?!»][ \u00a0]*$")
@@ -549,18 +562,37 @@ def batchnorm_without_article(text: str) -> list[str]:
     # A heading is read too (« Ce que la BatchNorm calcule », ninth French reader A); a table is not.
     prose_text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("|"))
     found = []
+    bare_allowed, last_end = False, -1  # the verdict of the norm before, for the next name of a list
     for match in BATCHNORM_BARE_RE.finditer(prose_text):
         before = prose_text[max(0, match.start() - 40) : match.start()]
+        listed = BATCHNORM_IN_A_LIST_RE.search(before)
+        if listed and last_end <= match.start() - len(before) + listed.start():
+            bare_allowed = True  # the list opens with a name the check does not read (`code`, [link], **bold**)
+        last_end = match.end()
         previous = BATCHNORM_PREVIOUS_WORD_RE.search(before)
-        if previous and previous.group(1) in BATCHNORM_ALLOWED_BEFORE:
-            continue
-        if BATCHNORM_IN_A_LIST_RE.search(before) or re.search(r"(?:[Pp]as[ \u00a0]+de|^#+|\n#+)[ \u00a0]*$", before):
-            continue
-        if re.fullmatch(r"[ \u00a0]*", before.rsplit("\n", 1)[-1]) and prose_text[match.end() :].startswith(("\n", "")):
+        word = previous.group(1) if previous else ""
+        if not previous and re.search(r"[’']$", before):
+            word = before[-2:].lstrip()
+        in_a_list, verdict = bool(BATCHNORM_IN_A_LIST_RE.search(before)), None
+        if word in BATCHNORM_ARTICLES or before.endswith(("l’", "L’", "l'", "L'")):
+            verdict = False  # its article; the next name of a list takes one too
+        elif in_a_list:
+            verdict = bare_allowed if bare_allowed else None
+        elif (
+            word in BATCHNORM_ALLOWED_BEFORE
+            or re.search(r"(?:[Pp]as[ \u00a0]+de|^#+|\n#+)[ \u00a0]*$", before)
+            or (BATCHNORM_APPOSITION_RE.search(before))
+        ):
+            verdict = True
+        elif re.fullmatch(r"[ \u00a0]*", before.rsplit("\n", 1)[-1]):
             after = prose_text[match.end() :].split("\n", 1)[0]
-            if not after.strip():  # a quiz option that is the layer's name alone
-                continue
-        found.append(f"{(before[-20:] + match.group()).strip()!r} (running prose: « la BatchNorm »)")
+            if not after.strip() or re.fullmatch(rf"(?:[ \u00a0]*(?:,|et|ou)[ \u00a0]+{NORM_NAME})+[ \u00a0]*", after):
+                verdict = True  # a quiz option that is the layer's name alone, or names alone
+        if verdict is None:
+            bare_allowed = False
+            found.append(f"{(before[-20:] + match.group()).strip()!r} (running prose: « la BatchNorm »)")
+        else:
+            bare_allowed = verdict
     return found
 
 
@@ -837,6 +869,68 @@ ELEVENTH_READER_CHECKS = [
 
 def french_eleventh_readers(text: str) -> list[str]:
     return [f"{m.group()!r} ({advice})" for pattern, advice in ELEVENTH_READER_CHECKS for m in pattern.finditer(text)]
+
+
+# Issue 40, twelfth French readers. (1) « en 5.24.0 »: French names a release with its article, « dans
+# la 5.24.0 », as the same texts say « depuis la 4.46.0 ». (2) « dépassement » on its own is the
+# glossary's short name for the out-of-memory error; a numeric overflow is « dépassement de capacité ».
+# (3) « peser pour moitié » is the idiom (« chaque séquence pesant pour moitié »); « pèse pour » with
+# anything else is the calque of "counts for" (glossary.yaml's entries were too wide and refused the
+# idiom). (4) A pronoun after a feminine plural subject (« ces dépendances … ; avec un grand lot, ils
+# relient ») where the next clause has no masculine plural noun of its own. (5) A parenthesis opened
+# and never closed (or closed and never opened) in one paragraph or one string, outside code and
+# math; an enumeration « 1) » or « a) » has no opening one.
+EN_VERSION_RE = re.compile(r"(?<![\w-])[Ee]n[ \u00a0]+(?:(?:la[ \u00a0]+)?version[ \u00a0]+)?v?\d+\.\d+\.\d+(?![\w])")
+OVERFLOW_RE = re.compile(
+    r"(?<![\w-])dépassements?(?![ \u00a0]+de[ \u00a0]+(?:mémoire|capacité))[^.;:?!|]{0,40}?"
+    r"(?:fp16|bf16|float16|demi-précision|numérique|virgule[ \u00a0]flottante)",
+    re.IGNORECASE,
+)
+WEIGHS_FOR_RE = re.compile(
+    r"(?<![\w-])p[eè]s(?:e|ent|ant|ait|aient|era|eront)[ \u00a0]+pour(?![ \u00a0]+(?:moitié|un[ \u00a0]+tiers|"
+    r"un[ \u00a0]+quart|peu|beaucoup|autant)(?![\w-]))(?![\w-])",
+    re.IGNORECASE,
+)
+FEMININE_PLURALS = (
+    "dépendances statistiques pertes moyennes normes fenêtres versions valeurs couches exécutions "
+    "estimations sommes divisions additions mises"
+).split()
+MASCULINE_PLURAL_RE = re.compile(r"(?<![\w-])(?:les|des|ces|leurs|ses|vos|nos)[ \u00a0]+\w+s(?![\w-])", re.IGNORECASE)
+FEMININE_THEN_ILS_RE = re.compile(
+    rf"(?<![\w-])(?:[Cc]es|[Ll]es)[ \u00a0]+(?:{'|'.join(FEMININE_PLURALS)})(?![\w-])[^.;:?!]{{0,120}}?"
+    r"[;,][ \u00a0]+([^.;:?!]{0,80}?)(?<![\w’'-])ils(?![\w-])"
+)
+ENUMERATION_CLOSE_RE = re.compile(r"(?:^|(?<=^- )|(?<=[:;,.] ))(?:\d{1,2}|[a-z])\)(?= )", re.M)
+
+
+def unbalanced_parentheses(raw: str) -> list[str]:
+    """Read on the text before prose(), which also drops the glossary's allowed phrases."""
+    text = "\n".join(prose_lines(raw))
+    for pattern in (CODE_SPAN_RE, MATH_RE):
+        text = pattern.sub(" ", text)
+    found = []
+    for line in text.splitlines():
+        line = ENUMERATION_CLOSE_RE.sub(" ", line)
+        if line.count("(") != line.count(")"):
+            found.append(
+                f"{line.strip()[:80]!r} (a parenthesis is not closed: {line.count('(')} ( and {line.count(')')} ))"
+            )
+    return found
+
+
+def french_twelfth_readers(raw: str, text: str) -> list[str]:
+    found = [f"{m.group()!r} (« dans la 5.24.0 »)" for m in EN_VERSION_RE.finditer(text)]
+    found += [f"{m.group()!r} (a numeric overflow: « dépassement de capacité »)" for m in OVERFLOW_RE.finditer(text)]
+    found += [
+        f"{m.group()!r} (« compte pour », « représente »; « pèse pour moitié » stays)"
+        for m in WEIGHS_FOR_RE.finditer(text)
+    ]
+    found += [
+        f"{m.group()!r} (a feminine plural antecedent: « elles »)"
+        for m in FEMININE_THEN_ILS_RE.finditer(text)
+        if not MASCULINE_PLURAL_RE.search(m.group(1))
+    ]
+    return found + unbalanced_parentheses(raw)
 
 
 def french_tenth_readers(text: str, content: bool = True) -> list[str]:
@@ -1245,6 +1339,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += french_ninth_readers(text)
         found += french_tenth_readers(text, content)
         found += french_eleventh_readers(text)
+        found += french_twelfth_readers(raw, text)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -2055,7 +2150,7 @@ def test_every_hindi_noun_term_has_one_gender():
         (
             "Avec la BatchNorm, quatre micro-lots. La BatchNorm ne la respecte pas ; un réseau à BatchNorm, "
             "des couches BatchNorm, une ghost BatchNorm, `nn.BatchNorm2d`, FrozenBatchNorm2d, SyncBatchNorm ; "
-            "sans BatchNorm ni dropout ; il n’a pas de BatchNorm ; LayerNorm, GroupNorm et BatchNorm gelée",
+            "sans BatchNorm ni dropout ; il n’a pas de BatchNorm ; des couches LayerNorm, GroupNorm et BatchNorm gelée",
             "fr",
             False,
         ),
@@ -2065,7 +2160,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Les transformers utilisent de plus en plus LayerNorm. RMSNorm normalise chaque exemple.", "fr", True),
         (
             "24,1 % avec la GroupNorm contre 34,7 % avec la BatchNorm ; La LayerNorm normalise ; un réseau à "
-            "GroupNorm ; le balayage LayerNorm ; LayerNorm, GroupNorm et RMSNorm calculent",
+            "GroupNorm ; le balayage LayerNorm ; La LayerNorm, la GroupNorm et la RMSNorm calculent",
             "fr",
             False,
         ),
@@ -2400,6 +2495,60 @@ def test_every_hindi_noun_term_has_one_gender():
         ("synchronisation DDP suspendue ; l’ordre inverse peut bloquer", "fr", False),
         ("avec Adam, le taux d’apprentissage n’est pas une échelle du gradient", "fr", True),
         ("avec Adam, le taux d’apprentissage ne multiplie pas simplement le gradient", "fr", False),
+        # Issue 40, twelfth French readers: a verb and its preposition with words between them
+        ("Appeler backward(), qui ajoute le résultat dans .grad", "fr", True),
+        ("Le backward de chaque micro-lot ajoute le gradient de la pénalité dans `.grad`", "fr", True),
+        (
+            "backward() ajoute le gradient de chaque micro-lot à `.grad` ; il accumule le résultat dans .grad",
+            "fr",
+            False,
+        ),
+        ("on ajoute un test. Dans la 5.24.0, rien ne change", "fr", False),  # a sentence between them
+        # the calque of "buys"
+        ("l’accumulation est un achat. Elle achète une taille de lot plus grande", "fr", True),
+        ("Bien au-dessus, elle n’achète presque rien.", "fr", True),
+        ("elle relève d’un arbitrage : on y gagne des pas ; on n’y gagne presque rien", "fr", False),
+        # one name for the normalization by the number of tokens
+        ("Normalisation par token sur un tout petit modèle ; une perte normalisée par token", "fr", True),
+        ("Normalisation par le nombre de tokens ; la moyenne par token ; la perte par token", "fr", False),
+        # a release takes its article
+        ("En 5.24.0, deux cas restent faux ; mesurées en 4.46.0", "fr", True),
+        ("Dans la 5.24.0, deux cas restent faux ; depuis la 4.46.0 ; en 2024 ; en 0,5 s", "fr", False),
+        # « dépassement » alone is the out-of-memory error; an overflow is « dépassement de capacité »
+        ("risque de dépassement en fp16", "fr", True),
+        ("risque de dépassement de capacité en fp16 ; un dépassement de mémoire en bf16", "fr", False),
+        # « peser pour moitié » is the idiom; « pèse pour » with anything else is a calque
+        ("chaque token pèse pour 1/6 de la perte ; les deux pèsent pour la moitié", "fr", True),
+        ("chaque séquence pesant pour moitié ; elle pèse pour un tiers ; un token pèse 1/6", "fr", False),
+        # one kind of average, one name
+        ("Adam divise par une estimation glissante de l’amplitude ; la moyenne glissante oublie", "fr", True),
+        ("Adam divise le gradient par sa propre échelle glissante", "fr", True),
+        ("Adam divise par une moyenne mobile exponentielle ; les statistiques glissantes de la BatchNorm", "fr", False),
+        # a norm's name as a subject or an object takes its article, in a list too
+        ("GroupNorm ou InstanceNorm remplacent la BatchNorm. Choisissez GroupNorm ou LayerNorm.", "fr", True),
+        ("Les solutions habituelles sont LayerNorm ou GroupNorm.", "fr", True),
+        ("la GroupNorm ou InstanceNorm remplacent ; Utiliser SyncBatchNorm, pour que", "fr", True),
+        ("qui appelle la GroupNorm, SyncBatchNorm ou des statistiques gelées", "fr", True),
+        (
+            "La GroupNorm ou l’InstanceNorm remplacent la BatchNorm ; choisissez la GroupNorm ou la LayerNorm ; "
+            "des couches LayerNorm ou GroupNorm ; trois couches : LayerNorm, RMSNorm et BatchNorm ; "
+            "(GroupNorm, BatchNorm gelée) ; [LayerNorm, RMSNorm et BatchNorm](/fr/labs/x/) ; Sans SyncBatchNorm, "
+            "chaque GPU ; la SyncBatchNorm",
+            "fr",
+            False,
+        ),
+        # a feminine plural antecedent takes « elles »
+        ("ces dépendances restent confinées à chaque micro-lot ; avec un grand lot, ils relient", "fr", True),
+        (
+            "ces dépendances restent confinées ; avec un grand lot, elles relient ; "
+            "les pertes, dont les gradients sont grands, ils",
+            "fr",
+            False,
+        ),
+        # a parenthesis opened and never closed
+        ("sur toute la fenêtre ([trainer.py](https://x/trainer.py#L2343). Pour un modèle", "fr", True),
+        ("sur toute la fenêtre ([trainer.py](https://x/trainer.py#L2343)). Pour un modèle", "fr", False),
+        ("# GradCache : 1) embeddings ; 2) perte ; la somme (20 + 30) / (10 + 30) ; `f(x` ; $g(x$", "fr", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
