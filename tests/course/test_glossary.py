@@ -1316,7 +1316,9 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += [f"{match.group()!r} (their gradients add up)" for match in PASSES_ADD_RE.finditer(text)]
         found += [f"{match.group()!r} (जोड़ is the sum; a partner is जोड़ीदार)" for match in PAIR_SUM_RE.finditer(text)]
         found += up_to_calques(text)
-        found += [f"{match.group()!r} (curves that coincide: एक ही रेखा पर रहती हैं)" for match in CURVES_ALIKE_RE.finditer(text)]
+        found += [
+            f"{match.group()!r} (curves that coincide: एक ही रेखा पर रहती हैं)" for match in CURVES_ALIKE_RE.finditer(text)
+        ]
         found += [
             f"{match.group()!r} (read as one noun: 'gradient, accumulation factor N से')"
             for match in COMPOUND_SUBJECT_RE.finditer(text)
