@@ -131,7 +131,7 @@ def test_a_password_like_the_user_name_is_refused_in_hindi(client):
         client, "hi", username="priyanka_sharma", password1="priyanka_sharma1", password2="priyanka_sharma1"
     )
     assert response.status_code == 400
-    assert "यह पासवर्ड आपके उपयोगकर्ता नाम से बहुत मिलता-जुलता है।" in response.content.decode()
+    assert "यह पासवर्ड इस जानकारी से बहुत मिलता-जुलता है: उपयोगकर्ता नाम।" in response.content.decode()
 
 
 @pytest.mark.parametrize(

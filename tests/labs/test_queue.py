@@ -177,7 +177,7 @@ def test_the_queue_panel_is_translated(learner_client, make_run, learner):
     run = make_run(learner)
     hindi = learner_client.get(f"/hi/labs/runs/{run.pk}/").content.decode()
     french = learner_client.get(f"/fr/labs/runs/{run.pk}/").content.decode()
-    assert "अभी कोई worker जुड़ा नहीं है: यह run" in hindi and "कतार में 1 में से स्थान 1।" in hindi
+    assert "अभी कोई worker जुड़ा नहीं है: यह run" in hindi and "क़तार में 1 में से स्थान 1।" in hindi
     assert "Aucun worker n’est connecté" in french.replace("&#x27;", "’").replace("'", "’")
 
 
