@@ -2612,14 +2612,14 @@ def test_every_hindi_noun_term_has_one_gender():
         # a bug does not hide; Adam masks it
         ("Avec Adam, l’erreur se cache", "fr", True),
         ("car Adam cache une perte trop grande", "fr", True),
-        ("Avec Adam, l’erreur passe inaperçue, car Adam masque une perte trop grande ; Accelerate cache la boucle", "fr", False),
+        ("Avec Adam, l’erreur passe inaperçue, car Adam masque une perte ; Accelerate cache la boucle", "fr", False),
         # the logged loss: the divided loss, multiplied by N
         ("au lieu de la vraie perte, c’est-à-dire perte × N", "fr", True),
         ("au lieu de la vraie perte, c’est-à-dire la perte divisée, multipliée par N ; (perte ÷ N)", "fr", False),
         # ghost batches: one name, glossed once
         ("découpe un grand lot en petits lots virtuels", "fr", True),
         ("une ghost BatchNorm dont les lots virtuels ont la taille du micro-lot", "fr", True),
-        ("en petits lots fantômes (des lots virtuels, qui ne servent qu’à la normalisation) ; un lot fantôme", "fr", False),
+        ("en petits lots fantômes (des lots virtuels, pour la normalisation) ; un lot fantôme", "fr", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
