@@ -918,6 +918,18 @@ def unbalanced_parentheses(raw: str) -> list[str]:
     return found
 
 
+# Issue 40, thirteenth French reader B: a ghost batch has one name, « lot fantôme », glossed once as
+# « (des lots virtuels, …) »; « lots virtuels » anywhere else is a second name for it.
+VIRTUAL_BATCH_RE = re.compile(r"(?<!\(des[ \u00a0])(?<![\w-])lots?[ \u00a0]virtuels?(?![\w-])", re.IGNORECASE)
+
+
+def french_thirteenth_readers(text: str) -> list[str]:
+    return [
+        f"{m.group()!r} (« lots fantômes »; « (des lots virtuels, …) » glosses it once)"
+        for m in VIRTUAL_BATCH_RE.finditer(text)
+    ]
+
+
 def french_twelfth_readers(raw: str, text: str) -> list[str]:
     found = [f"{m.group()!r} (« dans la 5.24.0 »)" for m in EN_VERSION_RE.finditer(text)]
     found += [f"{m.group()!r} (a numeric overflow: « dépassement de capacité »)" for m in OVERFLOW_RE.finditer(text)]
@@ -1369,6 +1381,7 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += french_tenth_readers(text, content)
         found += french_eleventh_readers(text)
         found += french_twelfth_readers(raw, text)
+        found += french_thirteenth_readers(text)
     if lang == "hi":
         for stem, spelling in GLOSSARY["hindi_spelling"].items():
             if stem_pattern(stem).search(text):
@@ -1925,7 +1938,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("quelques pas accumulés contre les mêmes pas sur le lot complet", "fr", True),
         ("Comparez à une référence ; Pas contre exemples ; échanger du temps contre de la mémoire", "fr", False),
         ("Fenêtres propres ; le gradient propre d’un micro-lot ; le test le plus propre", "fr", True),
-        ("Fenêtres complètes ; le gradient propre à chaque micro-lot ; sa propre taille", "fr", False),
+        ("Fenêtres complètes ; le gradient propre à chaque micro-lot ; sa propre amplitude", "fr", False),
         ("La narration complète, plus bas, lit tout le guide", "fr", True),
         ("La lecture intégrale, plus bas, reprend le guide ; il lit le guide", "fr", False),
         ("avant d’en traiter aucun", "fr", True),
@@ -2384,7 +2397,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("puisque moyenne et somme commutent ; (micro-lot contre N) ; fp16 contre bf16", "fr", True),
         ("(entre micro-lot et N) ; 34,7 % contre 24,1 % ; le choix entre fp16 et bf16", "fr", False),
         ("la taille fantôme ; exact sous accumulation ; le warmup culmine au pas 5", "fr", True),
-        ("des lots virtuels ; exact avec l’accumulation ; il atteint son pic au pas 5", "fr", False),
+        ("des lots fantômes ; exact avec l’accumulation ; il atteint son pic au pas 5", "fr", False),
         ("AdamW annule un facteur constant ; le pic mémoire ; une décroissance cosinus", "fr", True),
         ("AdamW neutralise un facteur constant ; le pic de mémoire ; une décroissance en cosinus", "fr", False),
         ("elle ne certifie plus rien ; Mise à jour du mot de passe terminée", "fr", True),
@@ -2585,6 +2598,28 @@ def test_every_hindi_noun_term_has_one_gender():
         ("sur toute la fenêtre ([trainer.py](https://x/trainer.py#L2343). Pour un modèle", "fr", True),
         ("sur toute la fenêtre ([trainer.py](https://x/trainer.py#L2343)). Pour un modèle", "fr", False),
         ("# GradCache : 1) embeddings ; 2) perte ; la somme (20 + 30) / (10 + 30) ; `f(x` ; $g(x$", "fr", False),
+        # Issue 40, thirteenth French readers: a gradient's magnitude is no « taille »
+        ("Adam divise chaque mise à jour par la taille moyenne récente du gradient", "fr", True),
+        ("AdamW divise le gradient par sa propre taille", "fr", True),
+        ("le bruit d’un seul exemple à la taille du vrai gradient", "fr", True),
+        ("sur la direction du gradient et pas seulement sur la longueur du gradient", "fr", True),
+        (
+            "par l’amplitude moyenne récente du gradient ; sa propre amplitude ; la norme du vrai gradient ; "
+            "sa perte est divisée par sa taille réelle ; la taille du micro-lot ; la longueur des séquences",
+            "fr",
+            False,
+        ),
+        # a bug does not hide; Adam masks it
+        ("Avec Adam, l’erreur se cache", "fr", True),
+        ("car Adam cache une perte trop grande", "fr", True),
+        ("Avec Adam, l’erreur passe inaperçue, car Adam masque une perte ; Accelerate cache la boucle", "fr", False),
+        # the logged loss: the divided loss, multiplied by N
+        ("au lieu de la vraie perte, c’est-à-dire perte × N", "fr", True),
+        ("au lieu de la vraie perte, c’est-à-dire la perte divisée, multipliée par N ; (perte ÷ N)", "fr", False),
+        # ghost batches: one name, glossed once
+        ("découpe un grand lot en petits lots virtuels", "fr", True),
+        ("une ghost BatchNorm dont les lots virtuels ont la taille du micro-lot", "fr", True),
+        ("en petits lots fantômes (des lots virtuels, pour la normalisation) ; un lot fantôme", "fr", False),
     ],
 )
 def test_the_check_flags_forbidden_variants_and_only_those(text, lang, flagged):
