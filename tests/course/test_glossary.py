@@ -2984,6 +2984,10 @@ def test_the_eleventh_hindi_readers_checks(text, content, spoken, flagged):
         ("Calls की गिनती घटाने के लिए", True, False, True),
         ("ज़्यादा सैंपल बेकार जाते हैं: स्टेप की गिनती मुश्किल से बदलती है", True, True, True),
         ("0.8 सिर्फ़ GPUs की संख्या से; window के tokens की कुल गिनती; micro-batches की गिनती अलग", True, False, False),
+        ("इसी नियम को उल्टा पढ़ें; उल्टे क्रम में; इसी लिए", True, False, True),
+        ("इसी नियम को उलटा पढ़ें; उलटे क्रम में; इसीलिए", True, False, False),
+        ("window का loss optimizer steps के सामने log करें", True, False, True),
+        ("window का loss optimizer steps के हिसाब से log करें", True, False, False),
     ],
 )  # fmt: skip
 def test_the_twelfth_hindi_readers_checks(text, content, spoken, flagged):
