@@ -1154,6 +1154,14 @@ CURVES_ALIKE_RE = re.compile(
     rf"(?![{DEVANAGARI_LETTER}])",
     re.IGNORECASE,
 )
+# Hindi, issue 40 (twelfth reader B): गिनती is the token count (`num_items_in_batch`, "tokens की गिनती");
+# other counts (GPUs, passes, calls, ghost batches, ranks, processes, steps) are a संख्या. The quizzes
+# had "GPUs की गिनती" beside "GPUs की संख्या" in one file.
+OTHER_COUNT_RE = re.compile(
+    rf"(?<![\w-])(?:GPUs?|passes|calls|(?:ghost{SPACE})?batches|ranks|processes|steps|स्टेप|स्टेपों|रैंक|रैंकों"
+    rf"|जीपीयू|प्रोसेस)(?:{SPACE}कुल)?{SPACE}की{SPACE}(?:कुल{SPACE})?गिनती",
+    re.IGNORECASE,
+)
 # A compound read as one noun: "gradient accumulation factor से … विभाजित" is first read as the course's
 # "gradient accumulation" factor, and the verb loses its subject. Write "gradient, accumulation factor N से".
 COMPOUND_SUBJECT_RE = re.compile(
@@ -1426,6 +1434,10 @@ def violations(text: str, lang: str, spoken: bool = False, content: bool = True)
         found += up_to_calques(text)
         found += [
             f"{match.group()!r} (curves that coincide: एक ही रेखा पर रहती हैं)" for match in CURVES_ALIKE_RE.finditer(text)
+        ]
+        found += [
+            f"{match.group()!r} (गिनती is the token count; other counts are a संख्या)"
+            for match in OTHER_COUNT_RE.finditer(text)
         ]
         found += [
             f"{match.group()!r} (read as one noun: 'gradient, accumulation factor N से')"
@@ -2259,7 +2271,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("उसे accumulation factor (N) में लिखें; DeepSpeed GAS (N) से scale करता है", "hi", False),
         ("DeepSpeed accumulation steps से scale करता है", "hi", True),
         ("Effective batch का आकार; Micro-batch का आकार", "hi", True),
-        ("Effective batch size; micro-batch size; window का असली आकार", "hi", False),
+        ("Effective batch size; micro-batch size; window के असली micro-batches की संख्या", "hi", False),
         ("262 predicted tokens की जगह; predict होने वाले tokens से", "hi", True),
         ("Floating-point rounding तक वही gradient", "hi", True),
         ("Floating-point rounding के फ़र्क़ को छोड़कर वही gradient", "hi", False),
@@ -2273,7 +2285,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("उन N औसतों का औसत; दोनों averages बराबर", "hi", True),
         ("64 samples पर mean लिया हुआ gradient; N micro-batch mean losses का mean", "hi", False),
         ("DDP ranks के gradients का औसत लेता है; सभी GPUs के gradients का औसत", "hi", True),  # eleventh readers: DDP too
-        ("weights का moving average; running averages; gradient के आकार के अब तक के औसत से; औसतन", "hi", False),
+        ("weights का moving average; running averages; gradient के परिमाण के अब तक के औसत से; औसतन", "hi", False),
         ("compare करें; Practice में; पहले clear करने से; यह condition; full pass में", "hi", True),
         ("तुलना करें; व्यवहार में; पहले साफ़ करने से; यह शर्त; पूरे batch वाले pass में", "hi", False),
         ("चारों को wrap करने पर", "hi", True),
@@ -2282,7 +2294,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("`optimizer.zero_grad()`, जो भी सीमा का इंतज़ार करता है", "hi", True),
         # Hindi, issue 40 (sixth reader): one word per concept, calques, the window's loss divided
         ("Adam हर update को gradient के अपने running size से भाग देता है", "hi", True),
-        ("Adam हर update को gradient के आकार के अब तक के औसत से भाग देता है", "hi", False),
+        ("Adam हर update को gradient के परिमाण के अब तक के औसत से भाग देता है", "hi", False),
         ("momentum के साथ batch sizes साधारण SGD से आगे तक गए", "hi", True),
         ("momentum के साथ batch sizes सादे SGD से आगे तक गए; साधारण mean loss", "hi", False),
         ("Trainer count आगे नहीं भेज पाता; window के token count से", "hi", True),
@@ -2320,7 +2332,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("आख़िरी अधूरी window को उसके असली आकार से भाग देते हुए", "hi", True),
         ("आख़िरी window को भी पूरे N से ही भाग दिया जाता है", "hi", True),
         ("आख़िरी, छोटी window अपने ही size से विभाजित होती है", "hi", True),
-        ("आख़िरी अधूरी window के loss को उसके असली आकार से भाग देते हुए", "hi", False),
+        ("आख़िरी अधूरी window के loss को उसके असली micro-batches की संख्या से भाग देते हुए", "hi", False),
         ("window के कुल tokens से विभाजित sum; window का loss पूरे accumulation factor से विभाजित होता है", "hi", False),
         ("यहाँ 'आगे' का मतलब", "hi", True),
         ("यहाँ “आगे” का मतलब; Adam's state", "hi", False),
@@ -2369,7 +2381,7 @@ def test_every_hindi_noun_term_has_one_gender():
         ("Lightning loss को factor से भाग देता है", "hi", True),
         ("स्थिर गुणक कट जाता है; accumulation factor से; scaler का गुणक स्थिर रहे", "hi", False),
         ("उसके अपने size के अब तक के औसत से; सिर्फ़ size नहीं; ग़लत परिमाण", "hi", True),
-        ("उसके अपने आकार के अब तक के औसत से; buffers का size; batch size", "hi", False),
+        ("उसके अपने परिमाण के अब तक के औसत से; buffers का size; batch size", "hi", False),
         ("AdamW स्थिर गुणक को रद्द कर देता है", "hi", True),
         ("उन्हें cancel करता है", "hi", True),
         ("AdamW स्थिर गुणक को काट देता है", "hi", False),
@@ -2962,7 +2974,7 @@ def test_the_tenth_hindi_readers_checks(text, content, spoken, flagged):
         ("फिर clipping औसत निकाला हुआ gradient देखती है", True, False, True),
         ("W का गुणक औसत में W से भाग देने का असर काट देता है", True, False, True),
         ("DDP gradients का mean लेता है: sum या mean? फिर clipping mean gradient देखती है", True, False, False),
-        ("weights का औसत (EMA, अगर रखते हैं); Adam gradient के आकार के अब तक के औसत से भाग देता है", True, False, False),
+        ("weights का औसत (EMA, अगर रखते हैं); Adam gradient के परिमाण के अब तक के औसत से भाग देता है", True, False, False),
         ("दोनों curves लगभग एक जैसी रहती हैं: Adam", False, False, True),
         ("loss curves को एक-दूसरे पर रखकर देखें। वे rounding के फ़र्क़ को छोड़कर एक जैसी हैं", True, False, True),
         ("दोनों curves लगभग एक ही रेखा पर रहती हैं; memory चारों runs में एक जैसी है", False, False, False),
@@ -2982,4 +2994,36 @@ def test_the_tenth_hindi_readers_checks(text, content, spoken, flagged):
     ],
 )  # fmt: skip
 def test_the_eleventh_hindi_readers_checks(text, content, spoken, flagged):
+    assert bool(violations(text, "hi", content=content, spoken=spoken)) == flagged
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "spoken", "flagged"),
+    [
+        ("Adam हर update को gradient के आकार के अब तक के औसत से भाग देता है", True, False, True),
+        ("Adam हर update को gradient के परिमाण के अब तक के औसत से भाग देता है", True, False, False),
+        ("AdamW gradient को उसके अपने आकार से भाग देता है", True, False, True),
+        ("Parameters और optimizer state का आकार वही रहता है; vocabulary का आकार", True, False, False),
+        ("window का असली आकार इस्तेमाल करता है", True, False, True),
+        ("window को उसकी असली लंबाई से भाग देना", True, False, True),
+        ("window के असली micro-batches की संख्या इस्तेमाल करता है", True, False, False),
+        ("तब बचे हुए steps अतिरिक्त samples पर भारी पड़ते हैं।", True, False, True),
+        ("**Library upgrades की रखवाली।**", True, False, True),
+        ("# batch की हर दूसरी key query i के लिए negative है", True, False, True),
+        ("# batch की बाक़ी सभी keys query i के लिए negatives हैं", True, False, False),
+        ("गाइड के हल किए हुए उदाहरण में एक GPT2LMHeadModel", True, False, True),
+        ("गाइड के हल सहित उदाहरण में एक GPT2LMHeadModel", True, False, False),
+        ("0.8 सिर्फ़ GPUs की गिनती से scale करता है", True, False, True),
+        ("16 हर step के forward/backward passes की गिनती है", True, False, True),
+        ("4 ghost batches की गिनती है, उनका size नहीं", True, False, True),
+        ("Calls की गिनती घटाने के लिए", True, False, True),
+        ("ज़्यादा सैंपल बेकार जाते हैं: स्टेप की गिनती मुश्किल से बदलती है", True, True, True),
+        ("0.8 सिर्फ़ GPUs की संख्या से; window के tokens की कुल गिनती; micro-batches की गिनती अलग", True, False, False),
+        ("इसी नियम को उल्टा पढ़ें; उल्टे क्रम में; इसी लिए", True, False, True),
+        ("इसी नियम को उलटा पढ़ें; उलटे क्रम में; इसीलिए", True, False, False),
+        ("window का loss optimizer steps के सामने log करें", True, False, True),
+        ("window का loss optimizer steps के हिसाब से log करें", True, False, False),
+    ],
+)  # fmt: skip
+def test_the_twelfth_hindi_readers_checks(text, content, spoken, flagged):
     assert bool(violations(text, "hi", content=content, spoken=spoken)) == flagged
