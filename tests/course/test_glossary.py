@@ -3023,6 +3023,8 @@ def test_the_eleventh_hindi_readers_checks(text, content, spoken, flagged):
         ("इसी नियम को उलटा पढ़ें; उलटे क्रम में; इसीलिए", True, False, False),
         ("window का loss optimizer steps के सामने log करें", True, False, True),
         ("window का loss optimizer steps के हिसाब से log करें", True, False, False),
+        ("Log-log plot पर batch size के सामने steps की curve", True, False, True),
+        ("Log-log plot पर batch size के हिसाब से steps की curve", True, False, False),
     ],
 )  # fmt: skip
 def test_the_twelfth_hindi_readers_checks(text, content, spoken, flagged):
